@@ -1,0 +1,40 @@
+"""nbgrader configuration for this course.
+
+The course root is the repository root (the folder above this file):
+
+* ``solutions/<NN_topic>/`` - the instructor edition, one jupytext source per
+  lesson. nbgrader never reads it directly: ``course release`` converts each
+  source to a notebook in a scratch copy first (see ``autograder/release.py``).
+* ``notebooks/<NN_topic>/`` - the student edition that ``course release`` writes.
+* ``submitted/``, ``autograded/``, ``feedback/`` and ``gradebook.db`` - grading
+  state, never committed.
+
+Run nbgrader commands through the ``course`` CLI, or from the repository root
+with ``--config autograder/nbgrader_config.py``.
+"""
+
+import os
+
+c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
+
+c.CourseDirectory.root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+c.CourseDirectory.course_id = "gpu-course"
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "notebooks"
+c.CourseDirectory.submitted_directory = "submitted"
+c.CourseDirectory.autograded_directory = "autograded"
+c.CourseDirectory.feedback_directory = "feedback"
+
+# Student edition: each answer region becomes a stub that fails loudly.
+c.ClearSolutions.code_stub = {
+    "python": (
+        "# YOUR CODE HERE\n"
+        'raise NotImplementedError("Replace this line with your code: '
+        'see the docstring and hints above.")'
+    )
+}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Grading: a stuck cell loses its points instead of stalling the batch.
+c.Execute.timeout = 120
+c.Execute.interrupt_on_timeout = True

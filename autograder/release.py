@@ -1,0 +1,63 @@
+"""Write the student edition: ``solutions/NN/NN.py`` -> ``notebooks/NN/NN.ipynb``.
+
+For each lesson, in a scratch course (so the ``.py`` source never sits next to
+the notebook nbgrader releases): convert the source to a notebook, run
+``nbgrader generate_assignment`` (answers become stubs, hidden tests and outputs
+are removed, checksums recorded), then copy the result to ``notebooks/``. The
+written notebooks are checked for leaks before the command reports success.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from autograder.lessons import REPO_ROOT, find_leaks, lesson_names, write_notebook
+from autograder.scratch import ScratchCourse
+
+
+class LeakError(RuntimeError):
+    """A released notebook contains solution, hidden-test or output text."""
+
+
+def _normalise(path: Path) -> None:
+    """Rewrite a released notebook in canonical form, without jupytext metadata."""
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata.pop("jupytext", None)
+    write_notebook(nb, path)
+
+
+def release(
+    lessons: list[str] | None = None,
+    out_dir: Path | None = None,
+    *,
+    log=print,
+) -> list[Path]:
+    """Release lessons (default: all) into ``out_dir`` (default: ``notebooks/``).
+
+    Returns the written notebook paths.
+
+    Raises:
+        LeakError: a released file contains solution or hidden-test text.
+        RuntimeError: nbgrader failed on a lesson.
+    """
+    out_dir = REPO_ROOT / "notebooks" if out_dir is None else Path(out_dir)
+    names = lesson_names() if lessons is None else lessons
+    written: list[Path] = []
+    with ScratchCourse() as course:
+        for name in names:
+            released = course.generate(name)
+            target = out_dir / released.name
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(released, target)
+            for notebook in sorted(target.rglob("*.ipynb")):
+                _normalise(notebook)
+                problems = find_leaks(notebook)
+                if problems:
+                    raise LeakError(f"{notebook}: {'; '.join(problems)}")
+                written.append(notebook)
+            log(f"released {released.name} -> {target}")
+    return written

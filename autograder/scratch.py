@@ -1,0 +1,120 @@
+"""Throwaway nbgrader course folders.
+
+nbgrader copies every file of an assignment's source folder into the release, so
+the lesson's ``.py`` source (with every answer in it) must never sit next to the
+notebook being released. A :class:`ScratchCourse` is a temporary course root that
+holds only the converted solution notebook and the lesson's data files, with the
+course's own ``nbgrader_config.py`` pointed at it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from types import TracebackType
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from autograder.lessons import find_lesson, source_to_notebook, write_notebook
+
+AUTOGRADER_DIR = Path(__file__).resolve().parent
+_SKIP = {"__pycache__", ".ipynb_checkpoints"}
+
+
+def _put_python_on_path() -> None:
+    """nbgrader runs tools such as ``alembic`` by name: find the running Python's.
+
+    A virtual environment used without being activated (``.venv/bin/python -m
+    course``) is not on ``PATH``, so its scripts would not be found.
+    """
+    bin_dir = str(Path(sys.executable).parent)
+    parts = os.environ.get("PATH", "").split(os.pathsep)
+    if bin_dir not in parts:
+        os.environ["PATH"] = os.pathsep.join([bin_dir, *parts])
+
+
+def course_config(root: Path) -> Config:
+    """Load ``autograder/nbgrader_config.py`` with the course root set to ``root``."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(AUTOGRADER_DIR)).load_config()
+    root = Path(root).resolve()
+    config.CourseDirectory.root = str(root)
+    config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    return config
+
+
+class ScratchCourse:
+    """A temporary nbgrader course root, removed on exit unless ``keep`` is set."""
+
+    def __init__(self, root: Path | None = None, *, keep: bool = False) -> None:
+        self._owned = root is None
+        self.root = Path(tempfile.mkdtemp(prefix="course-")) if root is None else Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.keep = keep
+        self._api = None
+
+    @property
+    def api(self):
+        """An ``nbgrader.apps.NbGraderAPI`` for this course root (created once)."""
+        if self._api is None:
+            from nbgrader.apps import NbGraderAPI
+            from nbgrader.coursedir import CourseDirectory
+
+            _put_python_on_path()
+            config = course_config(self.root)
+            self._api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+        return self._api
+
+    def add_lesson(self, lesson: str) -> Path:
+        """Put lesson ``lesson``'s solution notebook and data files in ``solutions/``."""
+        source = find_lesson(lesson)
+        target = self.root / "solutions" / source.stem
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for item in source.parent.iterdir():
+            if item.name in _SKIP or item.suffix == ".py":
+                continue
+            if item.is_dir():
+                shutil.copytree(item, target / item.name)
+            else:
+                shutil.copy2(item, target / item.name)
+        write_notebook(source_to_notebook(source), target / f"{source.stem}.ipynb")
+        return target
+
+    def generate(self, lesson: str) -> Path:
+        """Add a lesson and run ``nbgrader generate_assignment`` on it.
+
+        Returns the folder of the released student edition. Fills the gradebook
+        with the lesson's cells, tests included, which autograde needs.
+
+        Raises:
+            RuntimeError: nbgrader failed; the message carries nbgrader's log.
+        """
+        name = self.add_lesson(lesson).name
+        result = self.api.generate_assignment(name, force=True, create=True)
+        if not result.get("success"):
+            raise RuntimeError(
+                f"nbgrader generate_assignment {name} failed:\n"
+                f"{result.get('error') or ''}\n{result.get('log') or ''}"
+            )
+        return self.root / "notebooks" / name
+
+    def close(self) -> None:
+        """Remove the scratch folder (if this object created it and not ``keep``)."""
+        if self._owned and not self.keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> ScratchCourse:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,207 @@
+"""Assertions for exercise tests, with messages that say what to fix.
+
+Each ``check_*`` raises ``AssertionError`` with a message written for a student:
+what was wrong, what was expected, and what to try. They are strict on purpose:
+types are compared with ``type()`` rather than trusting an object's own
+``__eq__``, ``__bool__`` or ``__class__``, and values are copied into NumPy
+before they are compared, so an object that claims to equal everything fails.
+
+Check in this order: type, shape, dtype, device, then values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from course.backend import device_of, to_numpy
+
+_EXACT_TYPES = (bool, int, float, str, bytes, type(None))
+_PLAIN_VALUE = {int: int.__int__, float: float.__float__, str: str.__str__,
+                bytes: lambda v: bytes(memoryview(v))}
+
+
+def _type_name(t: type | tuple[type, ...]) -> str:
+    if isinstance(t, tuple):
+        return " or ".join(_type_name(x) for x in t)
+    module = t.__module__
+    return t.__qualname__ if module == "builtins" else f"{module}.{t.__qualname__}"
+
+
+def check_type(value: Any, expected: type | tuple[type, ...], name: str = "value") -> None:
+    """Check that ``type(value)`` is ``expected`` or a subclass of it."""
+    actual = type(value)
+    if not issubclass(actual, expected):
+        raise AssertionError(
+            f"{name} should be a {_type_name(expected)}, but it is a "
+            f"{_type_name(actual)}. Check what your code returns."
+        )
+
+
+def check_keys(value: Mapping[str, Any], keys: Iterable[str], name: str = "value") -> None:
+    """Check that a dict has exactly the expected keys."""
+    check_type(value, dict, name)
+    expected = list(keys)
+    got = [k for k in dict.keys(value)]
+    missing = [k for k in expected if k not in got]
+    extra = [k for k in got if k not in expected]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing keys {missing}")
+        if extra:
+            parts.append(f"unexpected keys {extra}")
+        raise AssertionError(
+            f"{name} has {' and '.join(parts)}; expected exactly {expected}."
+        )
+
+
+def check_equal(actual: Any, expected: Any, name: str = "value") -> None:
+    """Check equality of plain values (None, bool, int, float, str, lists, dicts).
+
+    The type must match exactly (``True`` is not ``1``), so an object with a
+    permissive ``__eq__`` cannot pass. Floats are compared exactly; use
+    :func:`check_close` for computed numbers.
+    """
+    if isinstance(expected, Mapping):
+        check_keys(actual, list(expected), name)
+        for key in expected:
+            check_equal(dict.__getitem__(actual, key), expected[key], f"{name}[{key!r}]")
+        return
+    if isinstance(expected, (list, tuple)):
+        check_type(actual, type(expected), name)
+        if len(actual) != len(expected):
+            raise AssertionError(
+                f"{name} has {len(actual)} items, expected {len(expected)}."
+            )
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            check_equal(a, e, f"{name}[{i}]")
+        return
+    kind = type(expected)
+    if kind in _EXACT_TYPES:
+        exact = kind in (bool, type(None))
+        if (type(actual) is not kind) if exact else (
+            not isinstance(actual, kind) or isinstance(actual, bool)
+        ):
+            raise AssertionError(
+                f"{name} should be a {_type_name(kind)} ({expected!r}), but it is "
+                f"a {_type_name(type(actual))}."
+            )
+        # The base type's own method reads the value, ignoring any override.
+        actual = _PLAIN_VALUE.get(kind, lambda v: v)(actual)
+    if not (expected == actual):
+        raise AssertionError(f"{name} is {actual!r}, expected {expected!r}.")
+
+
+def check_shape(value: Any, shape: tuple[int, ...], name: str = "value") -> None:
+    """Check an array's or tensor's shape."""
+    got = getattr(value, "shape", None)
+    if got is None:
+        raise AssertionError(
+            f"{name} has no .shape: expected an array or tensor of shape {shape}, "
+            f"got a {_type_name(type(value))}."
+        )
+    got = tuple(int(d) for d in got)
+    if got != tuple(shape):
+        raise AssertionError(
+            f"{name} has shape {got}, expected {tuple(shape)}. Check the axis you "
+            "sum or average over, and whether you need a reshape or transpose."
+        )
+
+
+def check_dtype(value: Any, dtype: Any, name: str = "value") -> None:
+    """Check an array's or tensor's dtype (``numpy`` or ``torch`` dtypes)."""
+    got = getattr(value, "dtype", None)
+    same = str(got) == str(dtype)
+    if not same and got is not None:
+        try:
+            same = np.dtype(got) == np.dtype(dtype)
+        except TypeError:
+            same = False
+    if not same:
+        raise AssertionError(
+            f"{name} has dtype {got}, expected {dtype}. Convert it explicitly "
+            f"(NumPy/CuPy: .astype(...); torch: .to({dtype}))."
+        )
+
+
+def _same_device(actual: str, expected: str) -> bool:
+    if ":" in expected:
+        return actual == expected
+    return actual.split(":")[0] == expected
+
+
+def check_device(value: Any, device: Any, name: str = "value") -> None:
+    """Check that a tensor or array lives on ``device`` ("cuda" matches any index)."""
+    expected = str(device)
+    actual = device_of(value)
+    if not _same_device(actual, expected):
+        raise AssertionError(
+            f"{name} is on {actual} but should be on {expected}. Move it with "
+            f"`{name} = {name}.to({expected!r})` (torch) or cupy.asarray / "
+            "cupy.asnumpy (CuPy); inputs, labels and model must share one device."
+        )
+
+
+def check_close(
+    actual: Any,
+    expected: Any,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    name: str = "value",
+) -> None:
+    """Check numbers or arrays agree within ``atol + rtol * |expected|``.
+
+    Both sides are converted to NumPy first, so torch tensors and CuPy arrays on
+    any device can be compared. NaN never equals anything.
+    """
+    if isinstance(actual, (int, float)) and not isinstance(actual, bool):
+        got = np.asarray(float(actual))
+    else:
+        got = np.asarray(to_numpy(actual))
+    want = np.asarray(to_numpy(expected), dtype=float)
+    if got.dtype == object or not np.issubdtype(got.dtype, np.number):
+        if got.dtype != bool:
+            raise AssertionError(
+                f"{name} is not numeric (dtype {got.dtype}); expected numbers."
+            )
+    got = got.astype(float)
+    if got.shape != want.shape:
+        raise AssertionError(f"{name} has shape {got.shape}, expected {want.shape}.")
+    if np.isnan(got).any():
+        raise AssertionError(
+            f"{name} contains NaN. Look for log(0), 0/0 or an overflowing exp."
+        )
+    bad = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=False)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0]) if got.ndim else ()
+        diff = float(np.max(np.abs(got - want)[bad]))
+        where = f" at index {index}" if index else ""
+        a = got[index] if index else float(got)
+        e = want[index] if index else float(want)
+        raise AssertionError(
+            f"{name} differs from the expected value{where}: got {a:.6g}, expected "
+            f"{e:.6g} ({int(bad.sum())} of {bad.size} values off, largest "
+            f"difference {diff:.3g}; tolerance rtol={rtol}, atol={atol})."
+        )
+
+
+def check_finite(value: Any, name: str = "value") -> None:
+    """Check that no element is NaN or infinite."""
+    arr = np.asarray(to_numpy(value), dtype=float)
+    if not np.all(np.isfinite(arr)):
+        raise AssertionError(
+            f"{name} contains NaN or inf. Use a numerically stable formula "
+            "(e.g. log-sum-exp) or a smaller learning rate."
+        )
+
+
+def check_positive(value: Any, name: str = "value") -> None:
+    """Check that a number is a finite float or int greater than zero."""
+    check_type(value, (int, float), name)
+    if isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+        raise AssertionError(f"{name} should be a positive number, got {value!r}.")
