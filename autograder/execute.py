@@ -62,7 +62,9 @@ def execute_notebook(path: Path, *, timeout: float = 600) -> RunResult:
 
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name="python3",
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
         resources={"metadata": {"path": str(Path(path).parent)}},
     )
     start = time.perf_counter()

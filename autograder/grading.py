@@ -10,6 +10,7 @@ what is tested.
 from __future__ import annotations
 
 import shutil
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,9 @@ class Grade:
     per_question: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        return f"{self.student:<16} {self.lesson:<22} {self.score:g} / {self.max_score:g}"
+        return (
+            f"{self.student:<16} {self.lesson:<22} {self.score:g} / {self.max_score:g}"
+        )
 
 
 def grade_notebooks(
@@ -44,7 +47,10 @@ def grade_notebooks(
             its log.
     """
     from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SAWarning
 
+    # nbgrader's own gradebook code trips SQLAlchemy's autoflush warnings.
+    warnings.filterwarnings("ignore", category=SAWarning)
     name = find_lesson(lesson).stem
     owned = course is None
     course = ScratchCourse() if course is None else course
@@ -68,10 +74,28 @@ def grade_notebooks(
                     for g in submission.grades
                 }
                 grades.append(
-                    Grade(student, name, float(submission.score),
-                          float(submission.max_score), per_question)
+                    Grade(
+                        student,
+                        name,
+                        float(submission.score),
+                        float(submission.max_score),
+                        per_question,
+                    )
                 )
         return grades
     finally:
         if owned:
             course.close()
+
+
+def validate_notebook(path: Path, *, invert: bool = False) -> dict[str, list]:
+    """Run ``nbgrader validate`` on a notebook in-process and return its findings.
+
+    An empty dict means success: with ``invert=False`` every test cell passed,
+    with ``invert=True`` no test cell passed (what a blank student notebook
+    should give). Otherwise the dict has ``failed``, ``passed`` or ``changed``
+    entries, each a list of cells.
+    """
+    from nbgrader.validator import Validator
+
+    return Validator(invert=invert).validate(str(path))

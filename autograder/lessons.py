@@ -27,10 +27,18 @@ HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 REFERENCE_PREFIX = "_ref_"
 """Names defined only inside hidden tests (reference implementations) start so."""
 
-KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python",
-              "name": "python3"}
-_NBGRADER_DEFAULTS = {"grade": False, "solution": False, "locked": False,
-                      "task": False, "schema_version": 3}
+KERNELSPEC = {
+    "display_name": "Python 3 (ipykernel)",
+    "language": "python",
+    "name": "python3",
+}
+_NBGRADER_DEFAULTS = {
+    "grade": False,
+    "solution": False,
+    "locked": False,
+    "task": False,
+    "schema_version": 3,
+}
 
 
 class LessonError(ValueError):
@@ -109,8 +117,7 @@ def source_to_notebook(source: Path) -> nbformat.NotebookNode:
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
-    nb.metadata = {"kernelspec": dict(KERNELSPEC),
-                   "language_info": {"name": "python"}}
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     nb.nbformat, nb.nbformat_minor = 4, 5
     nbformat.validate(nb)
     return nb
@@ -129,8 +136,9 @@ def find_leaks(path: Path) -> list[str]:
     implementations (``_ref_...``), outputs and execution counts.
     """
     text = path.read_text(encoding="utf-8")
-    problems = [f"contains {m!r}" for m in SOLUTION_MARKERS + HIDDEN_MARKERS
-                if m in text]
+    problems = [
+        f"contains {m!r}" for m in SOLUTION_MARKERS + HIDDEN_MARKERS if m in text
+    ]
     if REFERENCE_PREFIX in text:
         problems.append(f"contains a reference name ({REFERENCE_PREFIX}...)")
     nb = nbformat.reads(text, as_version=4)

@@ -39,7 +39,9 @@ def _put_python_on_path() -> None:
 
 def course_config(root: Path) -> Config:
     """Load ``autograder/nbgrader_config.py`` with the course root set to ``root``."""
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(AUTOGRADER_DIR)).load_config()
+    config = PyFileConfigLoader(
+        "nbgrader_config.py", path=str(AUTOGRADER_DIR)
+    ).load_config()
     root = Path(root).resolve()
     config.CourseDirectory.root = str(root)
     config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
@@ -51,7 +53,9 @@ class ScratchCourse:
 
     def __init__(self, root: Path | None = None, *, keep: bool = False) -> None:
         self._owned = root is None
-        self.root = Path(tempfile.mkdtemp(prefix="course-")) if root is None else Path(root)
+        self.root = (
+            Path(tempfile.mkdtemp(prefix="course-")) if root is None else Path(root)
+        )
         self.root.mkdir(parents=True, exist_ok=True)
         self.keep = keep
         self._api = None
@@ -65,11 +69,13 @@ class ScratchCourse:
 
             _put_python_on_path()
             config = course_config(self.root)
-            self._api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+            self._api = NbGraderAPI(
+                coursedir=CourseDirectory(config=config), config=config
+            )
         return self._api
 
     def add_lesson(self, lesson: str) -> Path:
-        """Put lesson ``lesson``'s solution notebook and data files in ``solutions/``."""
+        """Copy a lesson's solution notebook and data files into ``solutions/``."""
         source = find_lesson(lesson)
         target = self.root / "solutions" / source.stem
         if target.exists():

@@ -20,8 +20,12 @@ import numpy as np
 from course.backend import device_of, to_numpy
 
 _EXACT_TYPES = (bool, int, float, str, bytes, type(None))
-_PLAIN_VALUE = {int: int.__int__, float: float.__float__, str: str.__str__,
-                bytes: lambda v: bytes(memoryview(v))}
+_PLAIN_VALUE = {
+    int: int.__int__,
+    float: float.__float__,
+    str: str.__str__,
+    bytes: lambda v: bytes(memoryview(v)),
+}
 
 
 def _type_name(t: type | tuple[type, ...]) -> str:
@@ -31,7 +35,9 @@ def _type_name(t: type | tuple[type, ...]) -> str:
     return t.__qualname__ if module == "builtins" else f"{module}.{t.__qualname__}"
 
 
-def check_type(value: Any, expected: type | tuple[type, ...], name: str = "value") -> None:
+def check_type(
+    value: Any, expected: type | tuple[type, ...], name: str = "value"
+) -> None:
     """Check that ``type(value)`` is ``expected`` or a subclass of it."""
     actual = type(value)
     if not issubclass(actual, expected):
@@ -41,7 +47,9 @@ def check_type(value: Any, expected: type | tuple[type, ...], name: str = "value
         )
 
 
-def check_keys(value: Mapping[str, Any], keys: Iterable[str], name: str = "value") -> None:
+def check_keys(
+    value: Mapping[str, Any], keys: Iterable[str], name: str = "value"
+) -> None:
     """Check that a dict has exactly the expected keys."""
     check_type(value, dict, name)
     expected = list(keys)
@@ -69,7 +77,9 @@ def check_equal(actual: Any, expected: Any, name: str = "value") -> None:
     if isinstance(expected, Mapping):
         check_keys(actual, list(expected), name)
         for key in expected:
-            check_equal(dict.__getitem__(actual, key), expected[key], f"{name}[{key!r}]")
+            check_equal(
+                dict.__getitem__(actual, key), expected[key], f"{name}[{key!r}]"
+            )
         return
     if isinstance(expected, (list, tuple)):
         check_type(actual, type(expected), name)
@@ -83,8 +93,10 @@ def check_equal(actual: Any, expected: Any, name: str = "value") -> None:
     kind = type(expected)
     if kind in _EXACT_TYPES:
         exact = kind in (bool, type(None))
-        if (type(actual) is not kind) if exact else (
-            not isinstance(actual, kind) or isinstance(actual, bool)
+        if (
+            (type(actual) is not kind)
+            if exact
+            else (not isinstance(actual, kind) or isinstance(actual, bool))
         ):
             raise AssertionError(
                 f"{name} should be a {_type_name(kind)} ({expected!r}), but it is "
@@ -122,9 +134,13 @@ def check_dtype(value: Any, dtype: Any, name: str = "value") -> None:
         except TypeError:
             same = False
     if not same:
+        try:
+            wanted = str(np.dtype(dtype))
+        except TypeError:
+            wanted = str(dtype)
         raise AssertionError(
-            f"{name} has dtype {got}, expected {dtype}. Convert it explicitly "
-            f"(NumPy/CuPy: .astype(...); torch: .to({dtype}))."
+            f"{name} has dtype {got}, expected {wanted}. Convert it explicitly "
+            "(NumPy/CuPy: .astype(...); torch: .to(dtype))."
         )
 
 

@@ -49,8 +49,12 @@ def _release(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from autograder.execute import run_script
     from autograder.grading import grade_notebooks
-    from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
-    from autograder.lessons import write_notebook
+    from autograder.lessons import (
+        REPO_ROOT,
+        find_lesson,
+        source_to_notebook,
+        write_notebook,
+    )
     from autograder.release import release
     from course.doctor import doctor_text
 
@@ -83,8 +87,10 @@ def _demo(args: argparse.Namespace) -> int:
     if wrong:
         print("UNEXPECTED: the reference must get full marks and the blank zero.")
         return 1
-    print("\nAs expected: the reference solution gets full marks, the blank "
-          "student notebook gets zero.")
+    print(
+        "\nAs expected: the reference solution gets full marks, the blank "
+        "student notebook gets zero."
+    )
     return 0
 
 

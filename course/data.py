@@ -190,7 +190,9 @@ def binary_classification(
             random_state=seed,
         )
     else:
-        raise ValueError(f"source must be 'synthetic' or 'breast_cancer', not {source!r}")
+        raise ValueError(
+            f"source must be 'synthetic' or 'breast_cancer', not {source!r}"
+        )
     return split_and_scale(
         X,
         y.astype(np.float32),

@@ -76,7 +76,11 @@ def choose_device(prefer: str | None = None) -> DeviceChoice:
         return DeviceChoice(
             fallback.device, f"{prefer!r} is not available; {fallback.reason}"
         )
-    if prefer == "mps" and not mps_available():
+    if prefer == "mps":
+        if mps_available():
+            return DeviceChoice(
+                torch.device("mps"), "'mps' was asked for and is present"
+            )
         fallback = choose_device(None)
         return DeviceChoice(
             fallback.device, f"'mps' is not available; {fallback.reason}"
@@ -184,7 +188,10 @@ def _probe_cupy() -> CupyStatus:
     except Exception as exc:
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return CupyStatus(
-            True, False, version, f"CuPy is installed but cannot use a GPU: {first_line}"
+            True,
+            False,
+            version,
+            f"CuPy is installed but cannot use a GPU: {first_line}",
         )
     return CupyStatus(
         True, True, version, f"{count} CUDA device(s) usable", driver, runtime

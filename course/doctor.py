@@ -40,7 +40,9 @@ def nbgrader_extensions() -> str:
         config = Path(folder) / "jupyter_server_config.d" / "nbgrader.json"
         if config.is_file():
             try:
-                enabled = json.loads(config.read_text())["ServerApp"]["jpserver_extensions"]
+                enabled = json.loads(config.read_text())["ServerApp"][
+                    "jpserver_extensions"
+                ]
                 server = server or any(enabled.values())
             except (ValueError, KeyError, AttributeError):
                 pass
@@ -70,19 +72,24 @@ def environment_rows() -> list[tuple[str, Any]]:
     if torch.cuda.is_available():
         for index in range(torch.cuda.device_count()):
             info = describe_device(f"cuda:{index}")
-            rows.append((
-                f"GPU {index}",
-                f"{info['name']}, {info['total_memory_gb']} GiB "
-                f"({info['free_memory_gb']} GiB free), compute capability "
-                f"{info['compute_capability']}",
-            ))
+            rows.append(
+                (
+                    f"GPU {index}",
+                    f"{info['name']}, {info['total_memory_gb']} GiB "
+                    f"({info['free_memory_gb']} GiB free), compute capability "
+                    f"{info['compute_capability']}",
+                )
+            )
     status = cupy_status()
     rows += [
         ("cupy", status.version or "not installed"),
         ("cupy usable", f"{status.usable} ({status.reason})"),
-        ("CUDA driver / runtime (cupy)",
-         f"{status.driver_version} / {status.runtime_version}"
-         if status.usable else None),
+        (
+            "CUDA driver / runtime (cupy)",
+            f"{status.driver_version} / {status.runtime_version}"
+            if status.usable
+            else None,
+        ),
         ("COURSE_FORCE_CPU", "set" if force_cpu() else "not set"),
         ("torch device for lessons", f"{choice.device} ({choice.reason})"),
         ("array backend (xp) for lessons", backend_name(get_xp())),

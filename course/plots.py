@@ -109,8 +109,12 @@ def plot_crossover(
         if faster.size:
             x = sizes_arr[faster[0]]
             ax.axvline(x, color="grey", linestyle="--")
-            ax.annotate(f"GPU faster from {x:.3g}", (x, np.min(cpu)),
-                        textcoords="offset points", xytext=(5, 5))
+            ax.annotate(
+                f"GPU faster from {x:.3g}",
+                (x, np.min(cpu)),
+                textcoords="offset points",
+                xytext=(5, 5),
+            )
     ax.set_xlabel(size_label)
     ax.set_ylabel("time (ms)")
     ax.set_title(title)

@@ -43,8 +43,16 @@ _TORCH_METHODS = (
     "__repr__",
     "__format__",
 )
-_CUPY_METHODS = ("get", "item", "tolist", "__float__", "__int__", "__bool__",
-                 "__repr__", "__format__")
+_CUPY_METHODS = (
+    "get",
+    "item",
+    "tolist",
+    "__float__",
+    "__int__",
+    "__bool__",
+    "__repr__",
+    "__format__",
+)
 _CUPY_FUNCTIONS = ("asnumpy",)
 
 

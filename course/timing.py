@@ -136,5 +136,6 @@ def benchmark(
             fn()
         synchronize(device)
         times.append((clock() - start) / number)
-    return TimingResult(tuple(times), device=str(device or "cpu"), label=label,
-                        number=number)
+    return TimingResult(
+        tuple(times), device=str(device or "cpu"), label=label, number=number
+    )

@@ -199,7 +199,7 @@ for _gpus in ([], [FakeGPU()], [FakeGPU(), FakeGPU(name="NVIDIA A100")]):
             for _prefer in (None, "cpu", "cuda", "mps"):
                 _got = pick_device(_prefer)
                 _want = _ref_pick_device(_prefer)
-                _label = f"pick_device({_prefer!r}) with {len(_gpus)} GPU(s), mps={_mps}"
+                _label = f"pick_device({_prefer!r}), {len(_gpus)} GPU(s), mps={_mps}"
                 check_type(_got, torch.device, _label)
                 check_equal(str(_got), str(_want), _label)
 for _bad in ("tpu", "gpu", "", "CUDA", 0):
@@ -275,7 +275,7 @@ with simulate_hardware(gpus=[FakeGPU()]):
 cpu_info = describe_device("cpu")
 check_keys(cpu_info, DESCRIPTION_KEYS, 'describe_device("cpu")')
 check_equal(cpu_info["type"], "cpu", 'describe_device("cpu")["type"]')
-check_equal(cpu_info["total_memory_gb"], None, 'describe_device("cpu")["total_memory_gb"]')
+check_equal(cpu_info["total_memory_gb"], None, 'cpu_info["total_memory_gb"]')
 with simulate_hardware(gpus=[FakeGPU(name="NVIDIA H200", major=9, minor=0)]):
     gpu_info = describe_device(torch.device("cuda"))
 check_equal(gpu_info["name"], "NVIDIA H200", "the simulated GPU's name")
@@ -361,7 +361,8 @@ def gpu_memory_report(device):
     report["total_gb"] = round(total / 1024**3, 2)
     report["free_gb"] = round(free / 1024**3, 2)
     report["used_gb"] = round((total - free) / 1024**3, 2)
-    report["torch_allocated_gb"] = round(torch.cuda.memory_allocated(index) / 1024**3, 2)
+    allocated = torch.cuda.memory_allocated(index)
+    report["torch_allocated_gb"] = round(allocated / 1024**3, 2)
     return report
     ### END SOLUTION
 
@@ -512,7 +513,7 @@ if device.type != "cpu":
     a_dev, b_dev = a_cpu.to(device), b_cpu.to(device)
     results[str(device)] = benchmark(lambda: a_dev @ b_dev, device, repeat=10,
                                      label="matmul")
-for name, result in results.items():
+for result in results.values():
     gflops = 2 * size**3 / result.median / 1e9
     print(f"{result}  ->  {gflops:.1f} GFLOP/s")
 choice = choose_device()

@@ -1,0 +1,76 @@
+"""pyproject.toml, environment.yml, Makefile and CI agree with each other."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: pip ships the same parser
+    from pip._vendor import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+CONDA_NAMES = {"torch": "pytorch"}  # PyPI name -> conda-forge name, where they differ
+
+
+def _name_and_spec(requirement: str) -> tuple[str, str]:
+    match = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", requirement)
+    assert match, requirement
+    return match.group(1).lower().replace("_", "-"), match.group(2).replace(" ", "")
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_environment_yml_names_the_same_dependencies_as_pyproject():
+    project = _pyproject()["project"]
+    wanted = dict(
+        _name_and_spec(r)
+        for r in project["dependencies"] + project["optional-dependencies"]["dev"]
+    )
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    conda = {}
+    pip_section = []
+    for item in env["dependencies"]:
+        if isinstance(item, dict):
+            pip_section.extend(item.get("pip", []))
+        else:
+            name, spec = _name_and_spec(item)
+            conda[name] = spec
+    for name, spec in wanted.items():
+        conda_name = CONDA_NAMES.get(name, name)
+        assert conda_name in conda, f"environment.yml lacks {conda_name} ({name})"
+        assert conda[conda_name] == spec, f"{conda_name}: {conda[conda_name]} != {spec}"
+    extra = set(conda) - {CONDA_NAMES.get(n, n) for n in wanted} - {"python", "pip"}
+    assert not extra, f"environment.yml has packages pyproject lacks: {extra}"
+    assert "-e ." in pip_section, "environment.yml must install this repository"
+    assert "conda-forge" in env["channels"]
+
+
+def test_python_floor_matches():
+    floor = _pyproject()["project"]["requires-python"]
+    env = (ROOT / "environment.yml").read_text()
+    assert floor == ">=3.10" and "python>=3.10" in env
+
+
+def test_gpu_extra_and_console_script():
+    project = _pyproject()["project"]
+    assert any(
+        r.startswith("cupy-cuda12x") for r in project["optional-dependencies"]["gpu"]
+    )
+    assert project["scripts"]["course"] == "course.cli:main"
+
+
+def test_constraints_pin_the_cpu_torch_build():
+    lines = (ROOT / "constraints.txt").read_text().splitlines()
+    assert "torch==2.13.0" in lines
+
+
+def test_ci_runs_the_readme_test_command():
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+    assert "make test" in (ROOT / "README.md").read_text()
+    assert "make demo" in (ROOT / "README.md").read_text()

@@ -1,0 +1,64 @@
+"""course.plots: every plot draws labelled axes and saves where asked."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pytest
+
+from course import plots
+from course.timing import TimingResult
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def test_loss_curve_uses_epochs_on_x():
+    ax = plots.plot_loss([3.0, 2.0, 1.0], every=10)
+    line = ax.get_lines()[0]
+    assert list(line.get_xdata()) == [10, 20, 30]
+    assert ax.get_xlabel() == "epoch" and ax.get_ylabel() == "loss"
+
+
+def test_several_loss_curves_get_a_legend():
+    ax = plots.plot_loss({"lr=0.1": [1, 0.5], "lr=1": [1, 2]}, log_y=True)
+    assert len(ax.get_lines()) == 2
+    assert ax.get_legend() is not None
+    assert ax.get_yscale() == "log"
+
+
+def test_timing_bars_are_in_milliseconds():
+    ax = plots.plot_timings({"cpu": TimingResult((0.002, 0.002)), "gpu": 0.0005})
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights == pytest.approx([2.0, 0.5])
+    assert "ms" in ax.get_ylabel()
+
+
+def test_crossover_marks_first_size_where_gpu_wins():
+    ax = plots.plot_crossover([1e3, 1e4, 1e5], [1e-4, 1e-3, 1e-2], [1e-3, 1e-3, 1e-3])
+    assert len(ax.get_lines()) == 3  # two curves and the marker line
+    assert any("GPU faster from 1e+05" in t.get_text() for t in ax.texts)
+    assert ax.get_xscale() == "log"
+
+
+def test_crossover_without_gpu_draws_cpu_only():
+    ax = plots.plot_crossover([1, 2], [1.0, 2.0])
+    assert len(ax.get_lines()) == 1
+
+
+def test_show_saves_figures_in_scripts(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_FIGURES", str(tmp_path))
+    plots.plot_loss([1.0, 0.5])
+    path = plots.show("loss")
+    assert path == tmp_path / "loss.png"
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plt.get_fignums() == []
+
+
+def test_show_without_folder_just_closes(monkeypatch):
+    monkeypatch.delenv("COURSE_FIGURES", raising=False)
+    plots.plot_loss([1.0])
+    assert plots.show("x") is None
+    assert plt.get_fignums() == []

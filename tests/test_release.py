@@ -1,0 +1,166 @@
+"""The one-source release pipeline: solutions/ -> notebooks/, checked end to end."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.execute import run_script
+from autograder.grading import validate_notebook
+from autograder.lessons import (
+    REPO_ROOT,
+    LessonError,
+    find_leaks,
+    lesson_names,
+    source_to_notebook,
+    write_notebook,
+)
+from autograder.release import release
+
+LESSONS = lesson_names()
+NOTEBOOKS = REPO_ROOT / "notebooks"
+
+
+@pytest.fixture(scope="session")
+def fresh_release(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("release")
+    release(out_dir=out, log=lambda *_: None)
+    return out
+
+
+def test_every_lesson_folder_has_a_source():
+    assert LESSONS, "no lessons found under solutions/"
+    for name in LESSONS:
+        assert name[:2].isdigit() and name[2] == "_"
+
+
+@pytest.mark.slow
+def test_regenerating_notebooks_changes_nothing(fresh_release):
+    fresh = sorted(
+        p.relative_to(fresh_release) for p in fresh_release.rglob("*") if p.is_file()
+    )
+    committed = sorted(
+        p.relative_to(NOTEBOOKS) for p in NOTEBOOKS.rglob("*") if p.is_file()
+    )
+    assert fresh == committed, "run `make release` and commit notebooks/"
+    for rel in fresh:
+        assert filecmp.cmp(fresh_release / rel, NOTEBOOKS / rel, shallow=False), (
+            f"notebooks/{rel} is stale: run `make release` and commit it"
+        )
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_student_edition_has_no_solutions_hidden_tests_or_outputs(lesson):
+    notebook = NOTEBOOKS / lesson / f"{lesson}.ipynb"
+    assert notebook.is_file(), f"{notebook} missing: run `make release`"
+    assert find_leaks(notebook) == []
+    assert not list((NOTEBOOKS / lesson).glob("*.py")), "a .py source was released"
+    text = notebook.read_text()
+    assert "NotImplementedError" in text
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_answer_has_visible_and_hidden_tests(lesson):
+    nb = source_to_notebook(REPO_ROOT / "solutions" / lesson / f"{lesson}.py")
+    meta = [c.metadata["nbgrader"] for c in nb.cells if "nbgrader" in c.metadata]
+    answers = [m["grade_id"] for m in meta if m["solution"]]
+    tests = {m["grade_id"] for m in meta if m["grade"]}
+    assert answers
+    for answer in answers:
+        assert f"{answer}-test" in tests, f"{answer} has no visible test cell"
+        assert f"{answer}-hidden-test" in tests, f"{answer} has no hidden test cell"
+    for cell in nb.cells:
+        m = cell.metadata.get("nbgrader", {})
+        if m.get("grade") and m["grade_id"].endswith("-hidden-test"):
+            assert "### BEGIN HIDDEN TESTS" in cell.source
+        if m.get("grade"):
+            assert cell.source.lstrip().startswith('"""'), "test cell needs a docstring"
+
+
+def test_leak_detector_finds_what_it_must(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("### BEGIN SOLUTION\nx = 1\n### END SOLUTION"),
+        nbformat.v4.new_code_cell("_ref_f = 2"),
+    ]
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="2")]
+    path = tmp_path / "leaky.ipynb"
+    write_notebook(nb, path)
+    problems = find_leaks(path)
+    assert "contains 'BEGIN SOLUTION'" in problems
+    assert any("reference name" in p for p in problems)
+    assert "cell 2 has outputs" in problems
+
+
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [
+        ('# %% nbgrader={"solution": true}', "without a grade_id"),
+        ('# %% nbgrader={"grade": true, "grade_id": "99-x-test"}', "has no points"),
+        ('# %% nbgrader={"grade_id": "07-x", "solution": true}', "must start with 99-"),
+        (
+            '# %% nbgrader={"grade": true, "grade_id": "99-x", "points": 1}',
+            "must end in -test",
+        ),
+    ],
+)
+def test_malformed_metadata_is_reported_with_file_and_cell(tmp_path, header, message):
+    source = tmp_path / "99_broken.py"
+    source.write_text(f"# %% [markdown]\n# hi\n\n{header}\nx = 1\n")
+    with pytest.raises(LessonError, match=message) as info:
+        source_to_notebook(source)
+    assert "99_broken.py, cell 2" in str(info.value)
+
+
+def test_duplicate_grade_ids_are_rejected(tmp_path):
+    source = tmp_path / "99_dup.py"
+    cell = '# %% nbgrader={"grade_id": "99-a", "solution": true}\nx = 1\n\n'
+    source.write_text(cell * 2)
+    with pytest.raises(LessonError, match="duplicate grade_id"):
+        source_to_notebook(source)
+
+
+def test_conversion_is_deterministic_and_complete():
+    source = REPO_ROOT / "solutions" / LESSONS[0] / f"{LESSONS[0]}.py"
+    first, second = source_to_notebook(source), source_to_notebook(source)
+    assert nbformat.writes(first) == nbformat.writes(second)
+    assert "jupytext" not in first.metadata
+    meta = next(c.metadata["nbgrader"] for c in first.cells if "nbgrader" in c.metadata)
+    assert set(meta) >= {"grade", "solution", "locked", "grade_id", "schema_version"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_solution_passes_nbgrader_validate(lesson, tmp_path):
+    path = tmp_path / f"{lesson}.ipynb"
+    write_notebook(
+        source_to_notebook(REPO_ROOT / "solutions" / lesson / f"{lesson}.py"), path
+    )
+    results = validate_notebook(path)
+    assert results == {}, json.dumps(results, indent=1)[:3000]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_student_notebook_fails_validate_and_passes_inverted(lesson):
+    notebook = NOTEBOOKS / lesson / f"{lesson}.ipynb"
+    failed = validate_notebook(notebook).get("failed", [])
+    graded = [
+        c
+        for c in nbformat.read(notebook, as_version=4).cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    ]
+    assert len(failed) == len(graded), "every test cell must fail on a blank notebook"
+    assert validate_notebook(notebook, invert=True) == {}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_solution_runs_as_a_plain_script_on_cpu(lesson, tmp_path):
+    result = run_script(lesson, env={"COURSE_FIGURES": str(tmp_path)})
+    assert result.ok, result.output[-3000:]
+    assert "Traceback" not in result.output
