@@ -1,8 +1,8 @@
-"""Run a lesson's solution top to bottom: as a plain script, or as a notebook.
+"""Run a lesson's solution top to bottom as a plain script.
 
-A GPU box without Jupyter runs ``solutions/NN/NN.py`` as a script; the test suite
-and instructors run the same source as a notebook in a Jupyter kernel. Both
-report how long the run took.
+A GPU box without Jupyter runs ``solutions/NN/NN.py`` this way, and so do
+``course demo`` and the test suite. (As a notebook, the same source runs in
+``nbgrader validate``: see :func:`autograder.grading.validate_notebook`.)
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-from autograder.lessons import REPO_ROOT, find_lesson
+from autograder.lessons import find_lesson
 
 
 @dataclass(frozen=True)
@@ -52,28 +51,3 @@ def run_script(
     except subprocess.TimeoutExpired as exc:
         ok, output = False, f"timed out after {timeout} s\n{exc.stdout or ''}"
     return RunResult(source.stem, ok, time.perf_counter() - start, output)
-
-
-def execute_notebook(path: Path, *, timeout: float = 600) -> RunResult:
-    """Execute a notebook in a fresh kernel, in its own folder; do not save it."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(Path(path).parent)}},
-    )
-    start = time.perf_counter()
-    try:
-        client.execute()
-        ok, output = True, ""
-    except CellExecutionError as exc:
-        ok, output = False, str(exc)
-    return RunResult(Path(path).stem, ok, time.perf_counter() - start, output)
-
-
-__all__ = ["RunResult", "run_script", "execute_notebook", "REPO_ROOT"]

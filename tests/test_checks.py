@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from course import checks
 
@@ -115,3 +117,18 @@ def test_check_finite_and_positive():
     for bad in (0, -1.0, float("nan"), True):
         with pytest.raises(AssertionError):
             checks.check_positive(bad)
+
+
+@given(
+    arrays=st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=20).map(
+        np.array
+    ),
+    scale=st.floats(1e-3, 1e3),
+)
+def test_check_close_accepts_exact_copies_and_rejects_perturbed_ones(arrays, scale):
+    checks.check_close(arrays.copy(), arrays)
+    checks.check_close(torch.from_numpy(arrays.copy()), arrays)
+    perturbed = arrays.copy()
+    perturbed[-1] += scale + abs(perturbed[-1]) * 1e-3
+    with pytest.raises(AssertionError, match="differs from the expected value"):
+        checks.check_close(perturbed, arrays, rtol=1e-5, atol=1e-8)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from course.simulate import FakeGPU, simulate_hardware
 from course.timing import TimingResult, benchmark, format_seconds, synchronize
@@ -81,3 +83,11 @@ def test_benchmark_measures_real_work():
 )
 def test_format_seconds(seconds, text):
     assert format_seconds(seconds) == text
+
+
+@given(st.lists(st.floats(1e-9, 1e3), min_size=1, max_size=50))
+def test_median_lies_within_the_runs_and_spread_is_not_negative(times):
+    result = TimingResult(tuple(times))
+    assert min(times) <= result.median <= max(times)
+    assert result.spread >= 0.0
+    assert result.best == min(times)
