@@ -15,7 +15,8 @@ cost nothing, so an exercise can be graded the same way on every machine::
     print(syncs.count)        # 10 if the loss is read every 10 epochs
 
 Only the outermost call is counted: ``print(t)`` reads values internally with
-``.tolist()``, but it is one synchronisation, not many.
+``.tolist()``, but it is one synchronisation, not many. ``t.to("cpu")`` is
+counted only when ``t`` is on another device; ``.cpu()`` is counted always.
 """
 
 from __future__ import annotations
@@ -142,7 +143,12 @@ class SyncCounter:
         self._patches.append((owner, name, original, had_own))
 
     def _patch_torch_to(self) -> None:
-        """Count ``t.to("cpu")`` of a tensor that lives elsewhere, and ``.to(cpu)``."""
+        """Count ``t.to("cpu")`` when ``t`` lives on another device.
+
+        On a CPU-only machine ``x.to(device)`` with ``device == cpu`` cannot be
+        told apart from a copy back to the host, so it is not counted there; use
+        ``.cpu()`` to bring results back, which is counted everywhere.
+        """
         counter = self
         original = torch.Tensor.to
 
@@ -152,7 +158,8 @@ class SyncCounter:
             is_host = isinstance(target, (str, torch.device)) and (
                 torch.device(target).type == "cpu"
             )
-            if is_host and getattr(counter._local, "depth", 0) == 0:
+            leaves_device = is_host and tensor.device.type != "cpu"
+            if leaves_device and getattr(counter._local, "depth", 0) == 0:
                 counter.events.append(SyncEvent("Tensor.to(cpu)", _caller()))
             return original(tensor, *args, **kwargs)
 

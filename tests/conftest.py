@@ -7,6 +7,9 @@ import os
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# Test workers run side by side: one math thread each (kernels and scripts inherit
+# it) keeps them from fighting over the cores, which made timing loops crawl.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @pytest.fixture(autouse=True)

@@ -21,12 +21,21 @@ def test_each_kind_of_sync_is_counted_once():
         t.tolist()
         t.cpu()
         t.numpy()
-        t.to("cpu")
+        with pytest.raises(NotImplementedError):  # meta tensors hold no data...
+            t.to("meta").to("cpu")  # ...but the copy back is counted first
     assert syncs.count == 10
     ops = syncs.by_op()
     assert ops["Tensor.item"] == 1
     assert ops["Tensor.__repr__"] == 1  # print reads values internally: one sync
     assert ops["Tensor.to(cpu)"] == 1
+
+
+def test_moving_to_the_compute_device_is_not_a_sync():
+    with SyncCounter() as syncs:
+        torch.ones(2).to("cpu")
+        torch.nn.Linear(2, 2).to("cpu")
+        torch.ones(2).to("meta")
+    assert syncs.count == 0
 
 
 def test_control_flow_on_a_tensor_is_a_sync():

@@ -1,0 +1,564 @@
+# %% [markdown]
+# # Day 03 - The synchronisation trap
+#
+# You moved a training loop to the GPU and it got *slower*. This happens to almost
+# everyone, and the cause is nearly always the same: the loop makes the CPU wait
+# for the GPU again and again, for example by calling `loss.item()` every epoch.
+#
+# **Learning objectives.** By the end of this notebook you can
+#
+# - explain why GPU calls return before the work is done (asynchronous execution)
+#   and which Python operations force the CPU to wait (a *synchronisation*);
+# - time GPU code honestly: naive, synchronised, and including the copies;
+# - count the synchronisations a training loop makes, and cut them down;
+# - find the problem size at which a GPU overtakes a CPU.
+#
+# On a machine without a GPU every cell still runs: the synchronisation counter
+# works the same everywhere, and GPU timings measured on real hardware are shown
+# from recorded results, labelled with where and when they were measured.
+
+# %%
+import statistics
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+from course.checks import check_close, check_equal, check_type
+from course.data import iris
+from course.devices import pick_device
+from course.plots import plot_crossover, plot_timings, show
+from course.recorded import describe_recorded, load_recorded
+from course.sync import SyncCounter
+from course.timing import benchmark, synchronize
+
+device = pick_device()
+NUM_EPOCHS = 300  # raise to 20_000 on a GPU box for the full experiment
+SIZES = [64, 128, 256, 512, 1024]  # matrix sizes for the sweep
+print(f"Running on {device}; torch {torch.__version__}")
+
+# %% [markdown]
+# ## 1. The GPU works in the background
+#
+# When Python calls `a @ b` on a CUDA tensor, PyTorch *queues* the work for the GPU
+# and returns at once, without waiting for the result. That is what makes GPUs fast
+# (the CPU keeps feeding work while the GPU computes) and it is what makes naive
+# timing wrong: the clock stops before the GPU has finished.
+#
+# Three timings of the same matrix multiply:
+#
+# 1. **naive** - read the clock around the call;
+# 2. **synchronised** - wait for the device before starting and before stopping;
+# 3. **with copies** - synchronised, and including the copy of the inputs to the
+#    device and of the result back.
+
+# %%
+size = SIZES[-1]
+a_host, b_host = torch.randn(size, size), torch.randn(size, size)
+a, b = a_host.to(device), b_host.to(device)
+
+
+def naive_time():
+    start = time.perf_counter()
+    a @ b
+    return time.perf_counter() - start
+
+
+def synchronised_time():
+    synchronize(device)
+    start = time.perf_counter()
+    a @ b
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+def time_with_copies():
+    synchronize(device)
+    start = time.perf_counter()
+    (a_host.to(device) @ b_host.to(device)).cpu()
+    return time.perf_counter() - start
+
+
+three = {}
+for name, measure in [("naive", naive_time), ("synchronised", synchronised_time),
+                      ("with copies", time_with_copies)]:
+    measure()  # warm-up
+    three[name] = statistics.median(measure() for _ in range(7))
+    print(f"{name:>13}: {three[name] * 1e3:8.3f} ms ({size}x{size} matmul, {device})")
+plot_timings(three, title=f"One {size}x{size} matmul on {device}, three ways")
+show("03_three_timings")
+
+# %% [markdown]
+# On a CPU the three numbers are close: the CPU does the work before the call
+# returns, and there is nothing to copy. On a GPU the naive number is absurdly
+# small (it measures only the queueing) and the copies can cost more than the
+# multiply. Recorded GPU results:
+
+# %%
+print(describe_recorded("sync_trap"))
+for run in load_recorded("sync_trap"):
+    print(f"\n{run.label}:")
+    for name, seconds in run.results.get("three_timings_s", {}).items():
+        print(f"  {name:>13}: {seconds * 1e3:8.3f} ms")
+
+# %% [markdown]
+# ## 2. What makes the CPU wait?
+#
+# Any time Python needs a *value* that lives on the GPU, the CPU must wait until the
+# GPU has finished everything queued before it, then copy the value back:
+# `.item()`, `float(t)`, `int(t)`, `print(t)`, `.tolist()`, `.cpu()`, `.numpy()`,
+# and `if t > 0:` (control flow on a GPU value). The course's `SyncCounter` counts
+# these calls. On a CPU they cost nothing, but the counts are exactly those a GPU
+# would pay for:
+
+# %%
+t = torch.randn(1000, device=device)
+with SyncCounter() as syncs:
+    total = t.sum()          # queued: no sync
+    doubled = total * 2      # queued: no sync
+    value = doubled.item()   # sync 1
+    if total > 0:            # sync 2: Python needs a True or False
+        pass
+    print(f"sum = {total}")  # sync 3: printing reads the value
+    history = t[:3].tolist()  # sync 4
+print(syncs.summary())
+
+# %% [markdown]
+# ## 3. Logging without stalling
+#
+# A training loop on the GPU runs fastest when the CPU queues epoch after epoch
+# without waiting. Reading the loss with `loss.item()` every epoch breaks that
+# rhythm: one synchronisation per epoch. Logging every `log_every` epochs divides
+# the number of waits by `log_every`.
+#
+# We use the Iris MLP (4-10-3) from Day 02, in its plain form.
+
+# %%
+split = iris()
+X = torch.from_numpy(split.X_train).to(device)
+y = torch.from_numpy(split.y_train).to(device)
+
+
+def make_model(seed=0):
+    """A fresh 4-10-3 MLP with reproducible weights, on `device`."""
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(device)
+
+
+# %% [markdown]
+# ### Task 3.1 - `train` with a logging interval
+
+# %% nbgrader={"grade_id": "03-train", "solution": true}
+def train(model, X, y, num_epochs, log_every, lr=0.1):
+    """Train with full-batch SGD and record the loss every `log_every` epochs.
+
+    Args:
+        model: an nn.Module already on the same device as X and y.
+        X, y: inputs (n, features) and int64 class labels (n,).
+        num_epochs: number of full-batch steps; log_every: logging interval (>= 1).
+        lr: learning rate of torch.optim.SGD(model.parameters(), lr=lr).
+
+    Each epoch: loss = nn.functional.cross_entropy(model(X), y);
+    optimizer.zero_grad(); loss.backward(); optimizer.step().
+
+    Returns:
+        A list of Python floats: the loss of epochs log_every, 2 * log_every, ...
+        (1-based), so num_epochs // log_every values. The loop must make at most
+        num_epochs // log_every host-device synchronisations.
+    """
+    # Hint: (epoch + 1) % log_every == 0 tells you when to call loss.item().
+    ### BEGIN SOLUTION
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    history = []
+    for epoch in range(num_epochs):
+        loss = nn.functional.cross_entropy(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if (epoch + 1) % log_every == 0:
+            history.append(loss.item())
+    return history
+    ### END SOLUTION
+
+
+with SyncCounter() as syncs:
+    history = train(make_model(), X, y, num_epochs=100, log_every=10)
+print(f"{len(history)} losses logged with {syncs.count} synchronisations")
+print("first and last:", [round(v, 4) for v in (history[0], history[-1])])
+
+# %% nbgrader={"grade": true, "grade_id": "03-train-test", "points": 1}
+"""train logs num_epochs // log_every floats with at most that many syncs."""
+with SyncCounter() as syncs:
+    logged = train(make_model(), X, y, num_epochs=60, log_every=20)
+check_type(logged, list, "train(...)")
+check_equal(len(logged), 3, "number of logged losses for 60 epochs, log_every=20")
+check_type(logged[0], float, "each logged loss")
+assert syncs.count <= 3, (
+    f"train made {syncs.count} host-device synchronisations for 3 logged losses:\n"
+    f"{syncs.summary()}\nCall loss.item() only on the epochs you log."
+)
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "03-train-hidden-test", "points": 2}
+"""train matches the reference values and sync budget for many intervals (hidden)."""
+check_type(train(make_model(), X, y, 2, 1), list, "train(...)")
+### BEGIN HIDDEN TESTS
+def _ref_train(model, X, y, num_epochs, log_every, lr=0.1):
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    history = []
+    for epoch in range(num_epochs):
+        loss = nn.functional.cross_entropy(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if (epoch + 1) % log_every == 0:
+            history.append(loss.detach())
+    return [float(v) for v in torch.stack(history).cpu()] if history else []
+
+
+for _epochs, _every, _lr in ((50, 1, 0.1), (50, 7, 0.1), (90, 30, 0.3), (40, 50, 0.1)):
+    with SyncCounter() as _syncs:
+        _got = train(make_model(1), X, y, _epochs, _every, _lr)
+    _label = f"train(num_epochs={_epochs}, log_every={_every})"
+    check_type(_got, list, _label)
+    _want = _ref_train(make_model(1), X, y, _epochs, _every, _lr)
+    check_equal(len(_got), len(_want), f"len({_label})")
+    for _v in _got:
+        check_type(_v, float, f"values of {_label}")
+    check_close(np.array(_got), np.array(_want), rtol=1e-4, atol=1e-6, name=_label)
+    assert _syncs.count <= _epochs // _every, (
+        f"{_label} made {_syncs.count} syncs, allowed {_epochs // _every}"
+    )
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 4. Keep the history on the device
+#
+# Even logging every epoch can be free: append `loss.detach()` (a tensor that stays
+# on the device, no waiting) and move the whole history to the CPU *once*, at the
+# end. One synchronisation instead of `num_epochs`.
+#
+# ### Task 3.2 - `train_history_on_device`
+
+# %% nbgrader={"grade_id": "03-history", "solution": true}
+def train_history_on_device(model, X, y, num_epochs, lr=0.1):
+    """Train like `train`, recording every epoch's loss with ONE synchronisation.
+
+    Returns:
+        A 1-D float32 tensor ON THE CPU with num_epochs values: the loss of every
+        epoch. The whole function makes at most one host-device synchronisation
+        (the final transfer, with .cpu()), however large num_epochs is.
+    """
+    # Hint: torch.stack a list of detached losses, then one .cpu().
+    ### BEGIN SOLUTION
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(num_epochs):
+        loss = nn.functional.cross_entropy(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+    return torch.stack(losses).cpu()
+    ### END SOLUTION
+
+
+with SyncCounter() as syncs:
+    all_losses = train_history_on_device(make_model(), X, y, num_epochs=100)
+print(f"{len(all_losses)} losses with {syncs.count} synchronisation(s)")
+
+# %% nbgrader={"grade": true, "grade_id": "03-history-test", "points": 1}
+"""train_history_on_device returns every loss on the CPU with at most one sync."""
+with SyncCounter() as syncs:
+    hist = train_history_on_device(make_model(), X, y, num_epochs=25)
+check_type(hist, torch.Tensor, "train_history_on_device(...)")
+check_equal(tuple(hist.shape), (25,), "shape of the loss history")
+check_equal(str(hist.device), "cpu", "device of the returned history")
+assert syncs.count <= 1, f"expected at most 1 sync, got {syncs.count}:\n" + (
+    syncs.summary())
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "03-history-hidden-test", "points": 2}
+"""train_history_on_device matches the reference with one sync (hidden)."""
+check_type(train_history_on_device(make_model(), X, y, 2), torch.Tensor, "history")
+### BEGIN HIDDEN TESTS
+for _epochs, _lr in ((1, 0.1), (40, 0.1), (120, 0.5)):
+    with SyncCounter() as _syncs:
+        _got = train_history_on_device(make_model(2), X, y, _epochs, _lr)
+    check_type(_got, torch.Tensor, "history")
+    check_equal(tuple(_got.shape), (_epochs,), "history shape")
+    check_equal(str(_got.dtype), "torch.float32", "history dtype")
+    check_equal(str(_got.device), "cpu", "history device")
+    assert _syncs.count <= 1, f"{_syncs.count} syncs for {_epochs} epochs"
+    _want = _ref_train(make_model(2), X, y, _epochs, 1, _lr)
+    check_close(_got, np.array(_want), rtol=1e-4, atol=1e-6, name="history values")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### The trap, measured
+#
+# The same training three ways, on this machine's device: `.item()` every epoch,
+# every 100 epochs, and the history kept on the device.
+
+# %%
+variants = {
+    "item() every epoch": lambda m: train(m, X, y, NUM_EPOCHS, 1),
+    "item() every 100": lambda m: train(m, X, y, NUM_EPOCHS, 100),
+    "history on device": lambda m: train_history_on_device(m, X, y, NUM_EPOCHS),
+}
+per_epoch = {}
+for name, run in variants.items():
+    with SyncCounter() as syncs:
+        run(make_model())
+    result = benchmark(lambda run=run: run(make_model()), device, warmup=1, repeat=3)
+    per_epoch[name] = result.median / NUM_EPOCHS
+    print(f"{name:>20}: {per_epoch[name] * 1e6:8.1f} µs/epoch, "
+          f"{syncs.count:5d} syncs over {NUM_EPOCHS} epochs ({device})")
+plot_timings(per_epoch, title=f"Time per epoch on {device} (median of 3 runs)")
+show("03_sync_variants")
+for run in load_recorded("sync_trap"):
+    print(f"\n{run.label}:")
+    for name, seconds in run.results.get("per_epoch_s", {}).items():
+        print(f"  {name:>20}: {seconds * 1e6:8.1f} µs/epoch")
+
+# %% [markdown]
+# ## 5. An honest timer
+#
+# `course.timing.benchmark` does all of this for you. Writing it once yourself is
+# the best way to remember the rules: warm up first, synchronise before *every*
+# clock read, repeat, and report the median and the spread (not the mean, which
+# one slow outlier can ruin).
+#
+# ### Task 3.3 - `timed`
+
+# %% nbgrader={"grade_id": "03-timed", "solution": true}
+def timed(fn, device, repeat=5, warmup=1):
+    """Time fn() honestly on `device`.
+
+    Call fn() `warmup` times untimed. Then `repeat` times: synchronize(device);
+    start = time.perf_counter(); fn(); synchronize(device);
+    append time.perf_counter() - start. Use `synchronize` (imported above) and
+    `time.perf_counter` exactly as written.
+
+    Returns:
+        dict with "times" (list of the `repeat` durations in seconds), "median"
+        (float(np.median(times))) and "spread" (the interquartile range,
+        float(np.percentile(times, 75) - np.percentile(times, 25))).
+    """
+    # Hint: the clock must never be read while the device still has work queued.
+    ### BEGIN SOLUTION
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        synchronize(device)
+        start = time.perf_counter()
+        fn()
+        synchronize(device)
+        times.append(time.perf_counter() - start)
+    return {
+        "times": times,
+        "median": float(np.median(times)),
+        "spread": float(np.percentile(times, 75) - np.percentile(times, 25)),
+    }
+    ### END SOLUTION
+
+
+matmul_timing = timed(lambda: a @ b, device)
+print(f"{size}x{size} matmul on {device}: median {matmul_timing['median'] * 1e3:.3f} "
+      f"ms, IQR {matmul_timing['spread'] * 1e3:.3f} ms")
+
+
+class RecordingDevice:
+    """Stands in for a GPU in tests: records every synchronize() call."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def synchronize(self):
+        self.log.append("sync")
+
+
+# %% nbgrader={"grade": true, "grade_id": "03-timed-test", "points": 1}
+"""timed returns median and spread, and synchronises after the timed call."""
+log = []
+result = timed(lambda: log.append("call"), RecordingDevice(log), repeat=3, warmup=1)
+check_type(result, dict, "timed(...)")
+check_equal(len(result["times"]), 3, 'len(result["times"])')
+check_type(result["median"], float, 'result["median"]')
+check_equal(log.count("call"), 4, "calls of fn (1 warm-up + 3 timed)")
+assert log[-1] == "sync", "synchronise after the last timed call, before the clock"
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "03-timed-hidden-test", "points": 2}
+"""timed never reads the clock with work pending, and computes exact stats (hidden)."""
+check_type(timed(lambda: None, "cpu", repeat=2), dict, "timed(...)")
+### BEGIN HIDDEN TESTS
+_real_clock = time.perf_counter
+try:
+    for _durations, _warmup in (([3.0, 1.0, 2.0], 1), ([0.5, 0.25, 4.0, 1.0, 2.0], 2),
+                                ([7.0], 0)):
+        _log = []
+        _now = [100.0]
+        _queue = list(_durations)
+
+        def _clock():
+            _log.append("clock")
+            return _now[0]
+
+        def _work():
+            _log.append("call")
+            _now[0] += _queue.pop(0) if _log.count("call") > _warmup else 50.0
+
+        time.perf_counter = _clock
+        _res = timed(_work, RecordingDevice(_log), repeat=len(_durations),
+                     warmup=_warmup)
+        time.perf_counter = _real_clock
+        check_close(np.array(_res["times"]), np.array(_durations), name="times")
+        check_close(_res["median"], float(np.median(_durations)), name="median")
+        _iqr = np.percentile(_durations, 75) - np.percentile(_durations, 25)
+        check_close(_res["spread"], float(_iqr), name="spread")
+        check_equal(_log.count("call"), _warmup + len(_durations), "calls of fn")
+        _pending = False
+        for _event in _log:
+            if _event == "call":
+                _pending = True
+            elif _event == "sync":
+                _pending = False
+            elif _event == "clock" and _pending:
+                raise AssertionError("the clock was read while work was pending: "
+                                     "synchronize(device) first")
+finally:
+    time.perf_counter = _real_clock
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 6. Where does the GPU overtake the CPU?
+#
+# A GPU pays a fixed price for every operation (launching a kernel, a few
+# microseconds) and then computes very fast. For tiny problems the fixed price
+# dominates and the CPU wins; for large ones the GPU wins. The *crossover* is the
+# size from which the GPU stays ahead.
+#
+# ### Task 3.4 - `crossover_size`
+
+# %% nbgrader={"grade_id": "03-crossover", "solution": true}
+def crossover_size(sizes, cpu_times, gpu_times):
+    """Return the smallest size from which the GPU is faster at every larger size.
+
+    Args:
+        sizes: problem sizes (any order, no duplicates); cpu_times and gpu_times:
+            the time for each size, in the same order as `sizes`.
+
+    Returns:
+        The smallest size s such that gpu_time < cpu_time for s and for every
+        size larger than s; None if the GPU is not faster at the largest size.
+
+    Raises:
+        ValueError: the three sequences differ in length or are empty.
+    """
+    # Hint: sort by size, then walk from the largest size down.
+    ### BEGIN SOLUTION
+    if not len(sizes) == len(cpu_times) == len(gpu_times) or len(sizes) == 0:
+        raise ValueError("sizes, cpu_times and gpu_times must be non-empty and "
+                         "of equal length")
+    rows = sorted(zip(sizes, cpu_times, gpu_times))
+    answer = None
+    for size, cpu, gpu in reversed(rows):
+        if gpu < cpu:
+            answer = size
+        else:
+            break
+    return answer
+    ### END SOLUTION
+
+
+print(crossover_size([10, 100, 1000], [1.0, 2.0, 30.0], [5.0, 2.5, 3.0]))
+
+# %% nbgrader={"grade": true, "grade_id": "03-crossover-test", "points": 1}
+"""crossover_size finds a simple crossover and returns None without one."""
+check_equal(crossover_size([1, 2, 3], [1, 5, 9], [4, 4, 4]), 2, "simple crossover")
+check_equal(crossover_size([1, 2], [1, 1], [2, 2]), None, "GPU never faster")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "03-crossover-hidden-test", "points": 2}
+"""crossover_size matches the reference on random sweeps and bad input (hidden)."""
+check_equal(crossover_size([5], [2.0], [1.0]), 5, "one size")
+### BEGIN HIDDEN TESTS
+def _ref_crossover(sizes, cpu_times, gpu_times):
+    rows = sorted(zip(sizes, cpu_times, gpu_times))
+    answer = None
+    for size, cpu, gpu in reversed(rows):
+        if not gpu < cpu:
+            break
+        answer = size
+    return answer
+
+
+_rng = np.random.default_rng(3)
+for _trial in range(40):
+    _n = int(_rng.integers(1, 9))
+    _sizes = [int(s) for s in _rng.choice(np.arange(1, 10_000), _n, replace=False)]
+    _cpu = [float(v) for v in _rng.random(_n)]
+    _gpu = [float(v) for v in _rng.random(_n)]
+    check_equal(crossover_size(_sizes, _cpu, _gpu), _ref_crossover(_sizes, _cpu, _gpu),
+                f"crossover_size({_sizes}, {_cpu}, {_gpu})")
+# A dip back below the CPU at one size means the GPU is not ahead from there on.
+check_equal(crossover_size([1, 2, 3, 4], [5, 5, 1, 5], [1, 1, 2, 1]), 4, "dip")
+check_equal(crossover_size([4, 1, 3, 2], [5, 1, 5, 1], [1, 2, 1, 2]), 3, "unsorted")
+for _bad in (([], [], []), ([1, 2], [1.0], [1.0, 2.0])):
+    try:
+        crossover_size(*_bad)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError(f"crossover_size{_bad} should raise ValueError")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### The sweep
+#
+# Matrix multiplies of growing size, timed honestly with `benchmark` on the CPU
+# and, when there is one, on the GPU.
+
+# %%
+cpu_times, gpu_times = [], []
+for n in SIZES:
+    m_cpu = torch.randn(n, n)
+    cpu_times.append(benchmark(lambda m=m_cpu: m @ m, "cpu", repeat=5).median)
+    if device.type != "cpu":
+        m_dev = m_cpu.to(device)
+        gpu_times.append(benchmark(lambda m=m_dev: m @ m, device, repeat=5).median)
+for i, n in enumerate(SIZES):
+    row = f"n={n:5d}: CPU {cpu_times[i] * 1e3:8.3f} ms"
+    if gpu_times:
+        row += f" | {device} {gpu_times[i] * 1e3:8.3f} ms"
+    print(row)
+if gpu_times:
+    print("GPU ahead from n =", crossover_size(SIZES, cpu_times, gpu_times))
+plot_crossover(SIZES, cpu_times, gpu_times or None, size_label="matrix size n")
+show("03_crossover")
+for run in load_recorded("sync_trap"):
+    sweep = run.results.get("matmul_sweep")
+    if sweep:
+        print(f"{run.label}: GPU ahead from n =",
+              crossover_size(sweep["sizes"], sweep["cpu_s"], sweep["gpu_s"]))
+
+# %% [markdown]
+# ## Summary
+#
+# - GPU calls are queued; the CPU only waits when Python needs a value back
+#   (`.item()`, `print`, `.cpu()`, `if t > 0`...): a synchronisation.
+# - Time GPU code with a synchronisation before every clock read, after a warm-up,
+#   and report the median; include the copies when they are part of the job.
+# - Log every N epochs, or keep the history on the device and transfer once.
+# - Small problems stay on the CPU; the crossover size says where the GPU pays.
+#
+# **Open exercises.**
+#
+# 1. Add `print(loss)` inside `train_history_on_device`'s loop. How many syncs does
+#    `SyncCounter` count now?
+# 2. Change `log_every` to 1, 10, 100 and 1000 with `NUM_EPOCHS = 20_000` on a GPU.
+#    Plot time per epoch against `log_every`.
+# 3. Repeat the sweep with `torch.float16` on a GPU. Does the crossover move?
