@@ -147,14 +147,18 @@ def test_solution_passes_nbgrader_validate(lesson, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_student_notebook_fails_validate_and_passes_inverted(lesson):
+    """`nbgrader validate --invert` passes: no test cell of the blank notebook passes.
+
+    With at least one test cell, that is the same as plain `validate` failing, so
+    one kernel run checks both.
+    """
     notebook = NOTEBOOKS / lesson / f"{lesson}.ipynb"
-    failed = validate_notebook(notebook).get("failed", [])
     graded = [
         c
         for c in nbformat.read(notebook, as_version=4).cells
         if c.metadata.get("nbgrader", {}).get("grade")
     ]
-    assert len(failed) == len(graded), "every test cell must fail on a blank notebook"
+    assert graded, "a lesson without test cells cannot fail validation"
     assert validate_notebook(notebook, invert=True) == {}
 
 

@@ -256,26 +256,26 @@ for _seed in (0, 5):
 # ### Task 2.3 - `train_iris`
 
 # %% nbgrader={"grade_id": "02-train-iris", "solution": true}
-def train_iris(X_train, y_train, device, num_epochs=300, lr=0.1, seed=0):
-    """Train an IrisMLP with full-batch SGD on `device`.
+def train_iris(model, X_train, y_train, num_epochs=300, lr=0.1):
+    """Train `model` with full-batch SGD on the device the model lives on.
 
     Args:
+        model: an IrisMLP, already on the device where training must happen.
         X_train: float32 CPU tensor (n, 4); y_train: int64 CPU tensor (n,).
-        device: where to train.
         num_epochs: number of full-batch steps; lr: SGD learning rate.
-        seed: passed to build_and_move_model.
 
     Returns:
-        (model, losses): the trained model (on `device`) and a 1-D float tensor of
-        length num_epochs, ON `device`, holding the loss of every epoch (detached).
+        (model, losses): the trained model and a 1-D float tensor of length
+        num_epochs, ON THE MODEL'S DEVICE, holding every epoch's loss (detached).
 
     Each epoch: logits = model(X); loss = nn.functional.cross_entropy(logits, y);
     optimizer.zero_grad(); loss.backward(); optimizer.step(), with
     torch.optim.SGD(model.parameters(), lr=lr) created once before the loop.
     """
-    # Hint: move X_train AND y_train to the device once, before the loop.
+    # Hint: the model's device is next(model.parameters()).device. Move X_train
+    # AND y_train there once, before the loop.
     ### BEGIN SOLUTION
-    model = build_and_move_model(device, X_train, seed=seed)
+    device = next(model.parameters()).device
     X, y = X_train.to(device), y_train.to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     losses = []
@@ -289,6 +289,12 @@ def train_iris(X_train, y_train, device, num_epochs=300, lr=0.1, seed=0):
     ### END SOLUTION
 
 
+def fresh_model(device, seed=0):
+    """A new IrisMLP for X_train on `device` (independent of Task 2.2)."""
+    torch.manual_seed(seed)
+    return IrisMLP(X_train.mean(dim=0), X_train.std(dim=0)).to(device)
+
+
 def accuracy(model, X, y):
     """Fraction of rows of X whose predicted class equals y (a Python float)."""
     with torch.no_grad():
@@ -296,7 +302,7 @@ def accuracy(model, X, y):
     return (predicted.cpu() == y.cpu()).float().mean().item()
 
 
-model, losses = train_iris(X_train, y_train, device)
+model, losses = train_iris(fresh_model(device), X_train, y_train)
 print(f"final loss {losses[-1].item():.4f}; test accuracy "
       f"{accuracy(model, X_test, y_test):.1%} on {device}")
 plot_loss(losses.cpu(), title=f"Iris MLP on {device}")
@@ -304,7 +310,7 @@ show("02_iris_loss")
 
 # %% nbgrader={"grade": true, "grade_id": "02-train-iris-test", "points": 1}
 """train_iris learns Iris to at least 90% test accuracy on this machine's device."""
-m, hist = train_iris(X_train, y_train, device, num_epochs=300)
+m, hist = train_iris(fresh_model(device), X_train, y_train, num_epochs=300)
 check_type(hist, torch.Tensor, "losses")
 check_equal(tuple(hist.shape), (300,), "losses.shape")
 check_device(hist, device.type, "losses")
@@ -313,21 +319,19 @@ assert acc >= 0.9, f"test accuracy {acc:.1%} is below 90%: check the training lo
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "02-train-iris-hidden-test", "points": 2}
-"""train_iris moves model, inputs and labels, and matches the reference (hidden)."""
-check_type(train_iris(X_train, y_train, "cpu", num_epochs=2)[1], torch.Tensor,
-           "losses")
+"""train_iris moves inputs and labels, and matches the reference (hidden)."""
+check_type(train_iris(fresh_model("cpu"), X_train, y_train, num_epochs=2)[1],
+           torch.Tensor, "losses")
 ### BEGIN HIDDEN TESTS
 # On the meta device any tensor left behind on the CPU raises a device error.
-_m, _hist = train_iris(X_train, y_train, "meta", num_epochs=3)
+_m, _hist = train_iris(fresh_model("meta"), X_train, y_train, num_epochs=3)
 check_device(_hist, "meta", "losses when training on meta")
 check_equal(tuple(_hist.shape), (3,), "losses.shape")
 for _name, _t in list(_m.named_parameters()) + list(_m.named_buffers()):
     check_device(_t, "meta", f"trained model's {_name}")
 
 
-def _ref_train_iris(X_train, y_train, num_epochs, lr, seed):
-    torch.manual_seed(seed)
-    model = IrisMLP(X_train.mean(dim=0), X_train.std(dim=0))
+def _ref_train_iris(model, X_train, y_train, num_epochs, lr):
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     losses = []
     for _ in range(num_epochs):
@@ -340,13 +344,14 @@ def _ref_train_iris(X_train, y_train, num_epochs, lr, seed):
 
 
 for _epochs, _lr, _seed in ((50, 0.1, 0), (20, 0.5, 4)):
-    _m, _hist = train_iris(X_train, y_train, "cpu", _epochs, _lr, _seed)
-    _rm, _rhist = _ref_train_iris(X_train, y_train, _epochs, _lr, _seed)
+    _m, _hist = train_iris(fresh_model("cpu", _seed), X_train, y_train, _epochs, _lr)
+    _rm, _rhist = _ref_train_iris(fresh_model("cpu", _seed), X_train, y_train,
+                                  _epochs, _lr)
     check_close(_hist, _rhist, rtol=1e-4, atol=1e-6, name=f"losses (lr={_lr})")
     check_close(_m.fc2.weight.detach(), _rm.fc2.weight.detach(), rtol=1e-4,
                 atol=1e-6, name="trained fc2.weight")
 for _seed in (1, 2):
-    _m, _ = train_iris(X_train, y_train, "cpu", seed=_seed)
+    _m, _ = train_iris(fresh_model("cpu", _seed), X_train, y_train)
     _acc = accuracy(_m, X_test, y_test)
     assert _acc >= 0.9, f"seed {_seed}: test accuracy {_acc:.1%} < 90%"
 ### END HIDDEN TESTS
@@ -366,7 +371,7 @@ for _seed in (1, 2):
 # Here is a real one, made by giving a model on the meta device CPU inputs:
 
 # %%
-meta_model = build_and_move_model("meta", X_train)
+meta_model = fresh_model("meta")
 try:
     meta_model(X_train)
 except RuntimeError as exc:
@@ -522,7 +527,8 @@ print(f"test accuracy after loading: {accuracy(laptop_model, X_test, y_test):.1%
 #
 # **Open exercises.**
 #
-# 1. Remove `.to(device)` from `y_train` inside `train_iris` and train on "meta".
+# 1. Remove `.to(device)` from `y_train` inside `train_iris` and train a
+#    `fresh_model("meta")`.
 #    Which message do you get, and what does `explain_mismatch` make of it?
 # 2. Write the "move every parameter" loop by hand (`p.data = p.data.to(...)`).
 #    Which tensors does it miss?
