@@ -64,6 +64,11 @@ def _is_cupy_array(x: Any) -> bool:
     return cupy is not None and isinstance(x, cupy.ndarray)
 
 
+def _is_simulated(x: Any) -> bool:
+    fake = sys.modules.get("course.fakecupy")
+    return fake is not None and isinstance(x, fake.DeviceArray)
+
+
 def _is_torch_tensor(x: Any) -> bool:
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(x, torch.Tensor)
@@ -73,23 +78,26 @@ def array_module(*arrays: Any) -> ModuleType:
     """Return the module that owns the arrays: ``cupy`` if any is a CuPy array.
 
     The same idea as ``cupy.get_array_module``, but it works where CuPy is not
-    installed.
+    installed, and it returns :data:`course.fakecupy.fake_cupy` for the simulated
+    device arrays that tests use on machines without a GPU.
     """
     if any(_is_cupy_array(a) for a in arrays):
         return sys.modules["cupy"]
+    if any(_is_simulated(a) for a in arrays):
+        return sys.modules["course.fakecupy"].fake_cupy
     return np
 
 
 def to_numpy(x: Any) -> np.ndarray:
     """Copy or view ``x`` as a NumPy array, whatever device it lives on.
 
-    Accepts NumPy arrays, CuPy arrays (copied device-to-host), torch tensors on
-    any device (detached, then copied to the host), and anything
-    ``numpy.asarray`` understands (lists, scalars).
+    Accepts NumPy arrays, CuPy arrays and simulated device arrays (copied
+    device-to-host), torch tensors on any device (detached, then copied to the
+    host), and anything ``numpy.asarray`` understands (lists, scalars).
     """
     if isinstance(x, np.ndarray):
         return x
-    if _is_cupy_array(x):
+    if _is_cupy_array(x) or _is_simulated(x):
         return x.get()
     if _is_torch_tensor(x):
         return x.detach().cpu().numpy()
@@ -99,7 +107,8 @@ def to_numpy(x: Any) -> np.ndarray:
 def device_of(x: Any) -> str:
     """Name the device an array or tensor lives on: ``"cpu"``, ``"cuda:0"``...
 
-    NumPy arrays and plain Python values live on the ``"cpu"``.
+    NumPy arrays and plain Python values live on the ``"cpu"``; simulated device
+    arrays (:mod:`course.fakecupy`) on ``"simgpu:0"``.
     """
     if _is_torch_tensor(x):
         device = x.device
@@ -108,4 +117,6 @@ def device_of(x: Any) -> str:
         return f"{device.type}:{device.index if device.index is not None else 0}"
     if _is_cupy_array(x):
         return f"cuda:{x.device.id}"
+    if _is_simulated(x):
+        return x.device
     return "cpu"

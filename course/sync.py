@@ -1,7 +1,8 @@
 """Count host-device synchronisations, the hidden cost of "just printing the loss".
 
 Every time Python needs a *value* that lives on the GPU (``loss.item()``,
-``float(t)``, ``print(t)``, ``t.cpu()``, ``if t > 0:``, ``cupy.asnumpy(a)``...)
+``float(t)``, ``print(t)``, ``t.cpu()``, ``if t > 0:``, ``cupy.asnumpy(a)``,
+the same on the simulated device arrays of :mod:`course.fakecupy`...)
 the host must stop and wait for the GPU to finish all queued work, then copy the
 value back. One such wait per training step can make a GPU slower than a CPU.
 
@@ -55,6 +56,17 @@ _CUPY_METHODS = (
     "__format__",
 )
 _CUPY_FUNCTIONS = ("asnumpy",)
+_SIMULATED_METHODS = (
+    "get",
+    "item",
+    "tolist",
+    "__float__",
+    "__int__",
+    "__bool__",
+    "__repr__",
+    "__str__",
+    "__format__",
+)
 
 
 @dataclass(frozen=True)
@@ -181,6 +193,11 @@ class SyncCounter:
                 self._patch(cupy.ndarray, name, f"cupy.ndarray.{name}")
             for name in _CUPY_FUNCTIONS:
                 self._patch(cupy, name, f"cupy.{name}")
+        fake = sys.modules.get("course.fakecupy")
+        if fake is not None:
+            for name in _SIMULATED_METHODS:
+                self._patch(fake.DeviceArray, name, f"DeviceArray.{name}")
+            self._patch(fake.fake_cupy, "asnumpy", "fake_cupy.asnumpy")
         return self
 
     def __exit__(self, *exc: object) -> None:
