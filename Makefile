@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 JOBS   ?= auto
 EXTRAS ?= dev,gpu
 
-.PHONY: venv demo test test-fast lint lab release release-check doctor clean
+.PHONY: venv demo test test-fast lint lab release release-check doctor bench-mlp clean
 
 venv: $(STAMP)
 
@@ -43,6 +43,9 @@ release: venv
 
 release-check: venv
 	$(PY) -m course release --check
+
+bench-mlp: venv
+	$(PY) -m autograder.bench_mlp
 
 lab: venv
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.grading import grade_notebooks
-from autograder.lessons import REPO_ROOT
-from tests.lesson_helpers import submission
+from tests.lesson_helpers import check_exact_scores
 
 FORGETS_LABELS = """
 def train_iris(model, X_train, y_train, num_epochs=300, lr=0.1):
@@ -162,21 +160,4 @@ CASES = {
 @pytest.mark.slow
 @pytest.mark.parametrize("lesson", sorted(CASES))
 def test_reference_blank_and_mistakes_score_exactly(lesson, tmp_path):
-    subs = {
-        "reference": submission(lesson, tmp_path / "reference.ipynb"),
-        "blank": REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb",
-    }
-    for student, (answers, _) in CASES[lesson].items():
-        subs[student] = submission(lesson, tmp_path / f"{student}.ipynb", answers)
-    grades = {g.student: g for g in grade_notebooks(lesson, subs)}
-
-    reference = grades["reference"]
-    assert reference.score == reference.max_score == 12, reference.per_question
-    assert grades["blank"].score == 0, grades["blank"].per_question
-    for student, (_, failing) in CASES[lesson].items():
-        got = grades[student].per_question
-        want = {
-            cell: (0.0 if cell in failing else top, top)
-            for cell, (_, top) in reference.per_question.items()
-        }
-        assert got == want, f"{lesson}/{student}"
+    check_exact_scores(lesson, CASES[lesson], tmp_path)

@@ -1,0 +1,410 @@
+# %% [markdown]
+# # Day 06 - Linear regression from scratch
+#
+# The simplest model that learns: predictions are a weighted sum of the features
+# plus a bias, `y_hat = X @ w + b`. We write it with `xp` only (NumPy or CuPy), fit
+# it twice (by gradient descent and in closed form), check it against
+# scikit-learn, and hunt down a real bug from a learner's first GPU port.
+#
+# **Learning objectives.** By the end of this notebook you can
+#
+# - write the model and the metrics MSE, RMSE and MAE for NumPy and CuPy at once;
+# - derive the gradient of the MSE and check it against finite differences;
+# - fit by gradient descent and by least squares, and compare with scikit-learn;
+# - see what too large a learning rate does, on a plot;
+# - find a "returns zeros" bug from its symptom (the RMSE jumps).
+
+# %%
+import numpy as np
+from sklearn.linear_model import LinearRegression
+
+from course.backend import array_module, backend_name, get_xp
+from course.backend import to_numpy as host_copy
+from course.checks import check_close, check_equal, check_finite, check_type
+from course.data import linear_regression
+from course.fakecupy import DeviceArray, fake_cupy
+from course.plots import plot_loss, show
+
+xp = get_xp()
+NUM_SAMPLES = 1000  # raise on a GPU box
+NUM_FEATURES = 5
+data = linear_regression(NUM_SAMPLES, NUM_FEATURES, noise=7.5, seed=0)
+X_train, y_train = xp.asarray(data.X_train), xp.asarray(data.y_train)
+X_test, y_test = xp.asarray(data.X_test), xp.asarray(data.y_test)
+print(f"xp = {backend_name(xp)}; train {tuple(X_train.shape)}, test "
+      f"{tuple(X_test.shape)}, noise std {data.info['noise']}")
+
+# %% [markdown]
+# ## 1. The model and its errors
+#
+# For n samples with d features, `X` is (n, d), `w` is (d,), `b` a number:
+# `y_hat = X @ w + b` has shape (n,). Three ways to score it:
+#
+# - MSE = mean((y - y_hat)^2), what we minimise;
+# - RMSE = sqrt(MSE), in the units of y;
+# - MAE = mean(|y - y_hat|), less sensitive to outliers.
+#
+# ### Task 6.1 - `predict`
+
+# %% nbgrader={"grade_id": "06-predict", "solution": true}
+def predict(X, w, b):
+    """Return X @ w + b: shape (n,), on X's device (NumPy, CuPy or fake_cupy)."""
+    # Hint: one line. Do not convert anything to NumPy.
+    ### BEGIN SOLUTION
+    return X @ w + b
+    ### END SOLUTION
+
+
+print(predict(X_test[:3], xp.ones(NUM_FEATURES, dtype=xp.float32), 0.5))
+
+# %% nbgrader={"grade": true, "grade_id": "06-predict-test", "points": 1}
+"""predict computes X @ w + b with the right shape."""
+Xs = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+got = predict(Xs, np.array([1.0, -1.0]), 2.0)
+check_type(got, np.ndarray, "predict(...)")
+check_equal(got.shape, (3,), "shape")
+check_close(got, [1.0, 1.0, 1.0], name="predict values")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "06-predict-hidden-test", "points": 2}
+"""predict matches the reference and never returns zeros or host arrays (hidden)."""
+check_type(predict(Xs, np.ones(2), 0.0), np.ndarray, "predict(...)")
+### BEGIN HIDDEN TESTS
+_rng = np.random.default_rng(6)
+for _n, _d in ((1, 1), (7, 3), (50, 12)):
+    _X, _w, _b = _rng.normal(size=(_n, _d)), _rng.normal(size=_d), float(_rng.normal())
+    _want = _X @ _w + _b
+    for _mod, _kind in ((np, np.ndarray), (fake_cupy, DeviceArray)):
+        _got = predict(_mod.asarray(_X), _mod.asarray(_w), _b)
+        check_type(_got, _kind, f"predict on {_mod.__name__}")
+        check_equal(tuple(_got.shape), (_n,), "shape")
+        check_close(_got, _want, rtol=1e-10, atol=1e-10, name="values")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Task 6.2 - the metrics
+
+# %% nbgrader={"grade_id": "06-metrics", "solution": true}
+def mse(y_true, y_pred):
+    """Mean squared error, as a 0-d array (or scalar) of the inputs' module."""
+    ### BEGIN SOLUTION
+    return ((y_true - y_pred) ** 2).mean()
+    ### END SOLUTION
+
+
+def rmse(y_true, y_pred):
+    """Square root of the MSE."""
+    ### BEGIN SOLUTION
+    return array_module(y_true).sqrt(mse(y_true, y_pred))
+    ### END SOLUTION
+
+
+def mae(y_true, y_pred):
+    """Mean absolute error."""
+    ### BEGIN SOLUTION
+    return array_module(y_true).abs(y_true - y_pred).mean()
+    ### END SOLUTION
+
+
+print(mse(np.array([1.0, 2.0]), np.array([2.0, 4.0])))
+
+# %% nbgrader={"grade": true, "grade_id": "06-metrics-test", "points": 1}
+"""mse, rmse and mae on a hand-computed example."""
+yt, yp = np.array([1.0, 2.0, 3.0, 4.0]), np.array([2.0, 2.0, 1.0, 4.0])
+check_close(mse(yt, yp), 1.25, name="mse")
+check_close(rmse(yt, yp), 1.25**0.5, name="rmse")
+check_close(mae(yt, yp), 0.75, name="mae")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "06-metrics-hidden-test", "points": 2}
+"""The metrics match the reference on NumPy and device arrays (hidden)."""
+check_close(mae(np.zeros(2), np.ones(2)), 1.0, name="mae")
+### BEGIN HIDDEN TESTS
+_rng = np.random.default_rng(7)
+for _n in (1, 9, 1000):
+    _yt, _yp = _rng.normal(0, 10, _n), _rng.normal(0, 10, _n)
+    _ref = {"mse": np.mean((_yt - _yp) ** 2), "mae": np.mean(np.abs(_yt - _yp))}
+    _ref["rmse"] = np.sqrt(_ref["mse"])
+    for _mod in (np, fake_cupy):
+        for _name, _fn in (("mse", mse), ("rmse", rmse), ("mae", mae)):
+            _got = _fn(_mod.asarray(_yt), _mod.asarray(_yp))
+            if _mod is fake_cupy:
+                check_type(_got, DeviceArray, f"{_name} on the device (stay there)")
+            check_close(_got, _ref[_name], rtol=1e-10, name=f"{_name}, n={_n}")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 2. The gradient
+#
+# With the error vector `e = X @ w + b - y` and `MSE = mean(e^2)`:
+#
+# - `dMSE/dw = (2 / n) * X.T @ e` (shape (d,)),
+# - `dMSE/db = 2 * mean(e)`.
+#
+# A derivation is only trusted once checked numerically: nudge each weight by a
+# tiny `h` and compare `(MSE(w + h) - MSE(w - h)) / (2h)` with the formula.
+#
+# ### Task 6.3 - `gradient`
+
+# %% nbgrader={"grade_id": "06-gradient", "solution": true}
+def gradient(X, y, w, b):
+    """Return (dw, db), the gradient of the MSE of predict(X, w, b) against y.
+
+    dw has shape (d,) and lives on X's device; db is a 0-d array or scalar.
+    """
+    # Hint: compute the error vector once and reuse it.
+    ### BEGIN SOLUTION
+    error = predict(X, w, b) - y
+    n = X.shape[0]
+    return (2.0 / n) * (X.T @ error), 2.0 * error.mean()
+    ### END SOLUTION
+
+
+def numerical_gradient(X, y, w, b, h=1e-6):
+    """Central finite differences of the MSE (float64 NumPy, for checking)."""
+    X, y, w = (np.asarray(host_copy(a), dtype=np.float64) for a in (X, y, w))
+
+    def loss(w, b):
+        return np.mean((X @ w + b - y) ** 2)
+
+    dw = np.zeros_like(w)
+    for i in range(len(w)):
+        step = np.zeros_like(w)
+        step[i] = h
+        dw[i] = (loss(w + step, b) - loss(w - step, b)) / (2 * h)
+    db = (loss(w, b + h) - loss(w, b - h)) / (2 * h)
+    return dw, db
+
+
+w0 = np.random.default_rng(0).normal(size=NUM_FEATURES)
+Xd, yd = data.X_train.astype(np.float64), data.y_train.astype(np.float64)
+analytic, numeric = gradient(Xd, yd, w0, 0.3), numerical_gradient(Xd, yd, w0, 0.3)
+print("largest difference, analytic vs numerical:",
+      float(np.max(np.abs(analytic[0] - numeric[0]))))
+
+# %% nbgrader={"grade": true, "grade_id": "06-gradient-test", "points": 1}
+"""gradient agrees with finite differences on the training data."""
+dw, db = gradient(Xd, yd, w0, 0.3)
+check_equal(dw.shape, (NUM_FEATURES,), "dw.shape")
+check_close(dw, numeric[0], rtol=1e-4, atol=1e-4, name="dw vs finite differences")
+check_close(db, numeric[1], rtol=1e-4, atol=1e-4, name="db vs finite differences")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "06-gradient-hidden-test", "points": 2}
+"""gradient matches the reference and finite differences on random data (hidden)."""
+check_equal(gradient(Xd, yd, w0, 0.3)[0].shape, (NUM_FEATURES,), "dw.shape")
+### BEGIN HIDDEN TESTS
+_rng = np.random.default_rng(8)
+for _n, _d in ((2, 1), (30, 4), (200, 10)):
+    _X, _y = _rng.normal(size=(_n, _d)), _rng.normal(size=_n)
+    _w, _b = _rng.normal(size=_d), float(_rng.normal())
+    _e = _X @ _w + _b - _y
+    _ref = ((2.0 / _n) * _X.T @ _e, 2.0 * _e.mean())
+    _num = numerical_gradient(_X, _y, _w, _b)
+    for _mod, _kind in ((np, np.ndarray), (fake_cupy, DeviceArray)):
+        _dw, _db = gradient(_mod.asarray(_X), _mod.asarray(_y), _mod.asarray(_w), _b)
+        check_type(_dw, _kind, f"dw on {_mod.__name__}")
+        check_equal(tuple(_dw.shape), (_d,), "dw.shape")
+        check_close(_dw, _ref[0], rtol=1e-9, atol=1e-12, name="dw vs reference")
+        check_close(_db, _ref[1], rtol=1e-9, atol=1e-12, name="db vs reference")
+        check_close(_dw, _num[0], rtol=1e-4, atol=1e-5, name="dw vs numerical")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 3. Gradient descent
+#
+# Start from `w = 0, b = 0`, then repeat: compute the gradient, step against it by
+# `lr` times its size. Record the MSE of every epoch *on the device* and fetch it
+# once at the end (Day 03).
+#
+# ### Task 6.4 - `fit_gd`
+
+# %% nbgrader={"grade_id": "06-fit-gd", "solution": true}
+def fit_gd(X, y, lr=0.1, num_epochs=500):
+    """Fit w, b by full-batch gradient descent on the MSE.
+
+    Start from zeros (w of shape (d,) and dtype X.dtype, created with X's module;
+    b = 0.0). Each epoch: record mse(y, predict(X, w, b)) BEFORE the update, then
+    (dw, db) = gradient(X, y, w, b); w = w - lr * dw; b = b - lr * db.
+
+    Returns:
+        (w, b, history): history is a 1-D array of X's module and device with
+        num_epochs MSEs. No value may be copied to the host inside the loop.
+    """
+    # Hint: collect the MSEs in a list and xp.stack it at the end.
+    ### BEGIN SOLUTION
+    xp = array_module(X)
+    w = xp.zeros(X.shape[1], dtype=X.dtype)
+    b = 0.0
+    history = []
+    for _ in range(num_epochs):
+        history.append(mse(y, predict(X, w, b)))
+        dw, db = gradient(X, y, w, b)
+        w = w - lr * dw
+        b = b - lr * db
+    return w, b, xp.stack(history)
+    ### END SOLUTION
+
+
+w_gd, b_gd, history = fit_gd(X_train, y_train)
+test_mse_gd = float(mse(y_test, predict(X_test, w_gd, b_gd)))
+print(f"gradient descent: test MSE {test_mse_gd:.3f} after {len(history)} epochs")
+plot_loss(host_copy(history), log_y=True, title="MSE during gradient descent")
+show("06_gd_loss")
+
+# %% nbgrader={"grade": true, "grade_id": "06-fit-gd-test", "points": 1}
+"""fit_gd reduces the MSE and returns a history of the right length."""
+w1, b1, h1 = fit_gd(Xd, yd, lr=0.1, num_epochs=50)
+check_equal(w1.shape, (NUM_FEATURES,), "w.shape")
+check_equal(tuple(h1.shape), (50,), "history.shape")
+check_finite(h1, "history")
+assert float(h1[-1]) < float(h1[0]), "the MSE should go down"
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "06-fit-gd-hidden-test", "points": 2}
+"""fit_gd matches the reference, stays on the device and matches sklearn (hidden)."""
+check_equal(fit_gd(Xd, yd, num_epochs=2)[2].shape, (2,), "history.shape")
+### BEGIN HIDDEN TESTS
+from course.sync import SyncCounter as _SyncCounter
+
+
+def _ref_fit_gd(X, y, lr, num_epochs):
+    w, b, hist = np.zeros(X.shape[1]), 0.0, []
+    for _ in range(num_epochs):
+        e = X @ w + b - y
+        hist.append(np.mean(e**2))
+        w, b = w - lr * (2.0 / len(X)) * X.T @ e, b - lr * 2.0 * e.mean()
+    return w, b, np.array(hist)
+
+
+for _lr, _epochs in ((0.1, 30), (0.01, 80), (0.5, 10)):
+    _rw, _rb, _rh = _ref_fit_gd(Xd, yd, _lr, _epochs)
+    with _SyncCounter() as _syncs:
+        _w, _b, _h = fit_gd(fake_cupy.asarray(Xd), fake_cupy.asarray(yd), _lr, _epochs)
+    check_equal(_syncs.count, 0, f"transfers to the host inside fit_gd (lr={_lr})")
+    check_type(_w, DeviceArray, "w on the device")
+    check_type(_h, DeviceArray, "history on the device")
+    check_close(_w, _rw, rtol=1e-6, atol=1e-8, name=f"w (lr={_lr})")
+    check_close(_b, _rb, rtol=1e-6, atol=1e-8, name=f"b (lr={_lr})")
+    check_close(_h, _rh, rtol=1e-6, atol=1e-8, name=f"history (lr={_lr})")
+_sk = LinearRegression().fit(data.X_train, data.y_train)
+_sk_mse = float(np.mean((_sk.predict(data.X_test) - data.y_test) ** 2))
+_w, _b, _ = fit_gd(data.X_train, data.y_train)
+_gd_mse = float(np.mean((data.X_test @ host_copy(_w) + float(_b) - data.y_test) ** 2))
+assert abs(_gd_mse - _sk_mse) <= 0.05 * _sk_mse, (
+    f"default fit_gd test MSE {_gd_mse:.3f} is not within 5% of sklearn's "
+    f"{_sk_mse:.3f}")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 4. The learning rate
+#
+# Too small, and descent crawls; too large, and every step overshoots the minimum
+# by more than it gained: the loss oscillates, then explodes. For this data the
+# largest stable rate is 2 / (the largest eigenvalue of `2 X.T X / n`):
+
+# %%
+hessian = 2 * data.X_train.T.astype(np.float64) @ data.X_train / len(data.X_train)
+limit = 2 / np.linalg.eigvalsh(hessian).max()
+print(f"largest stable learning rate: {limit:.3f}")
+curves = {}
+for rate in (0.01, 0.1, 0.5, round(limit * 1.08, 2)):
+    *_, hist = fit_gd(X_train, y_train, lr=rate, num_epochs=60)
+    curves[f"lr={rate}"] = host_copy(hist)
+    print(f"lr={rate:<5}: MSE after 60 epochs {float(curves[f'lr={rate}'][-1]):.4g}")
+plot_loss(curves, log_y=True, title="Learning rate: slow, good, fast, diverging")
+show("06_learning_rates")
+
+# %% [markdown]
+# ## 5. The closed form
+#
+# Append a column of ones to `X` (for the bias) and solve the least-squares problem
+# `min ||A @ theta - y||^2` directly: `xp.linalg.lstsq(A, y, rcond=None)`. No
+# learning rate, no epochs; fine while d is small.
+#
+# ### Task 6.5 - `fit_closed_form`
+
+# %% nbgrader={"grade_id": "06-closed-form", "solution": true}
+def fit_closed_form(X, y):
+    """Least-squares fit: return (w, b) with w of shape (d,) on X's device."""
+    # Hint: A = xp.concatenate([X, xp.ones((n, 1), dtype=X.dtype)], axis=1).
+    ### BEGIN SOLUTION
+    xp = array_module(X)
+    A = xp.concatenate([X, xp.ones((X.shape[0], 1), dtype=X.dtype)], axis=1)
+    theta = xp.linalg.lstsq(A, y, rcond=None)[0]
+    return theta[:-1], theta[-1]
+    ### END SOLUTION
+
+
+w_cf, b_cf = fit_closed_form(X_train, y_train)
+test_mse_cf = float(mse(y_test, predict(X_test, w_cf, b_cf)))
+sk = LinearRegression().fit(data.X_train, data.y_train)
+test_mse_sk = float(np.mean((sk.predict(data.X_test) - data.y_test) ** 2))
+print(f"test MSE - closed form {test_mse_cf:.3f}, gradient descent "
+      f"{test_mse_gd:.3f}, scikit-learn {test_mse_sk:.3f}")
+
+# %% nbgrader={"grade": true, "grade_id": "06-closed-form-test", "points": 1}
+"""fit_closed_form recovers an exact line."""
+Xl = np.array([[0.0], [1.0], [2.0], [3.0]])
+w2, b2 = fit_closed_form(Xl, 3.0 * Xl[:, 0] - 1.0)
+check_close(w2, [3.0], rtol=1e-8, name="w")
+check_close(b2, -1.0, rtol=1e-8, atol=1e-8, name="b")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "06-closed-form-hidden-test", "points": 2}
+"""fit_closed_form matches sklearn within 1% and works on the device (hidden)."""
+check_equal(fit_closed_form(Xl, Xl[:, 0])[0].shape, (1,), "w.shape")
+### BEGIN HIDDEN TESTS
+for _seed, _d in ((1, 3), (2, 8)):
+    _data = linear_regression(400, _d, seed=_seed)
+    _sk = LinearRegression().fit(_data.X_train, _data.y_train)
+    _sk_mse = float(np.mean((_sk.predict(_data.X_test) - _data.y_test) ** 2))
+    for _mod, _kind in ((np, np.ndarray), (fake_cupy, DeviceArray)):
+        _w, _b = fit_closed_form(_mod.asarray(_data.X_train),
+                                 _mod.asarray(_data.y_train))
+        check_type(_w, _kind, f"w on {_mod.__name__}")
+        check_close(_w, _sk.coef_, rtol=1e-3, atol=1e-3, name="w vs sklearn")
+        _pred = _data.X_test @ host_copy(_w) + float(_b)
+        _mse = float(np.mean((_pred - _data.y_test) ** 2))
+        assert abs(_mse - _sk_mse) <= 0.01 * _sk_mse, (
+            f"closed-form test MSE {_mse:.3f} vs sklearn {_sk_mse:.3f}")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 6. Debugging story: the GPU returned zeros
+#
+# A learner ported this model to the GPU and the RMSE jumped from about 7.7 to 40.
+# Line by line, the culprit was the prediction function: it allocated the output
+# on the GPU and returned that buffer before anything was written into it. An
+# all-zeros prediction has an RMSE equal to the root mean square of `y` itself: a
+# *symptom* you can recognise. Here is the bug, reproduced:
+
+# %%
+def buggy_predict(X, w, b):
+    out = array_module(X).zeros(X.shape[0], dtype=X.dtype)
+    _ = X @ w + b  # computed... into a temporary that is thrown away
+    return out
+
+
+good = float(rmse(y_test, predict(X_test, w_cf, b_cf)))
+bad = float(rmse(y_test, buggy_predict(X_test, w_cf, b_cf)))
+baseline = float(xp.sqrt((y_test**2).mean()))
+print(f"RMSE with predict: {good:.2f}; with buggy_predict: {bad:.2f}; "
+      f"root mean square of y_test: {baseline:.2f}")
+print("Symptom: buggy RMSE == RMS of y, so the predictions are all zero.")
+
+# %% [markdown]
+# ## Summary
+#
+# - `predict`, the metrics, the gradient and both fits are a few lines of `xp`
+#   each, and run unchanged on NumPy and CuPy.
+# - Check every derived gradient with finite differences.
+# - The learning rate has a hard upper limit; above it, training diverges.
+# - An RMSE equal to the RMS of the targets means the model predicts zeros.
+#
+# **Open exercises.**
+#
+# 1. Train on unscaled features (`linear_regression(..., scale=None)` after
+#    multiplying one column by 100). What happens to the largest stable `lr`?
+# 2. Time `fit_gd` and `fit_closed_form` for `NUM_FEATURES = 500`. Which wins?
+# 3. Add L2 regularisation (ridge) to `gradient` and `fit_closed_form`.

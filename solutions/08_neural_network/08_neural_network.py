@@ -1,0 +1,557 @@
+# %% [markdown]
+# # Day 08 - A neural network from scratch
+#
+# A multi-layer perceptron is linear regression stacked: each layer computes
+# `Z = A @ W + b` and passes `activation(Z)` to the next. Training needs the
+# gradient of the loss with respect to every `W` and `b`, and the chain rule gives
+# it layer by layer, backwards: *backpropagation*. We write both passes with `xp`
+# only (no autograd), solve XOR, beat linear regression on a non-linear problem,
+# and time the result against PyTorch.
+#
+# **Learning objectives.** By the end of this notebook you can
+#
+# - initialise, run (forward) and differentiate (backward) an MLP by hand;
+# - verify a backward pass with finite differences;
+# - train it, and read learning-rate curves (too large oscillates, too small
+#   crawls);
+# - keep the training loop on the device and synchronise rarely;
+# - compare your network with the same one in PyTorch, timed honestly.
+
+# %%
+import numpy as np
+import torch
+from torch import nn
+
+from course.backend import array_module, backend_name, get_xp
+from course.backend import to_numpy as host_copy
+from course.checks import check_close, check_equal, check_finite, check_type
+from course.data import linear_regression, xor
+from course.fakecupy import DeviceArray, fake_cupy
+from course.plots import plot_loss, plot_timings, show
+from course.sync import SyncCounter
+from course.timing import benchmark
+
+xp = get_xp()
+NUM_EPOCHS = 2000  # for the regression network; 100_000 on a GPU box
+print(f"xp = {backend_name(xp)}; torch {torch.__version__}")
+
+# %% [markdown]
+# ## 1. Activations and their derivatives (given)
+#
+# Backpropagation needs each activation's derivative. Written in terms of `Z` (the
+# input) and `A` (the output), each is one line:
+
+# %%
+def activate(name, Z):
+    """Apply the activation `name` ("relu", "tanh" or "sigmoid") to Z."""
+    mod = array_module(Z)
+    if name == "relu":
+        return mod.maximum(Z, 0)
+    if name == "tanh":
+        return mod.tanh(Z)
+    if name == "sigmoid":
+        e = mod.exp(-mod.abs(Z))
+        return mod.where(Z >= 0, 1 / (1 + e), e / (1 + e))
+    raise ValueError(f"unknown activation {name!r}: use relu, tanh or sigmoid")
+
+
+def activation_grad(name, Z, A):
+    """dA/dZ for activation `name`, given its input Z and output A."""
+    if name == "relu":
+        return Z > 0  # booleans multiply like 0.0 and 1.0
+    if name == "tanh":
+        return 1 - A**2
+    if name == "sigmoid":
+        return A * (1 - A)
+    raise ValueError(f"unknown activation {name!r}: use relu, tanh or sigmoid")
+
+
+print(activate("relu", np.array([-1.0, 2.0])), activation_grad("tanh", 0.0, 0.0))
+
+# %% [markdown]
+# ## 2. Parameters
+#
+# Layer sizes `[2, 8, 1]` mean 2 inputs, one hidden layer of 8 units, 1 output:
+# two weight matrices (2 x 8, 8 x 1) and two bias vectors. Weights start random
+# (He initialisation, scaled by `sqrt(2 / fan_in)` so signals neither vanish nor
+# explode through ReLU layers); biases start at zero.
+#
+# ### Task 8.1 - `init_params` and `count_params`
+
+# %% nbgrader={"grade_id": "08-init", "solution": true}
+def init_params(layer_sizes, seed=0, xp=np, dtype=np.float32):
+    """Create the parameters of an MLP.
+
+    Args:
+        layer_sizes: e.g. [2, 8, 1]; at least two sizes.
+        seed: rng = np.random.default_rng(seed), used in layer order.
+        xp: the array module the parameters must live in.
+        dtype: their dtype.
+
+    Returns:
+        A list with one dict per layer, {"W": ..., "b": ...}: for a layer with
+        n_in inputs and n_out outputs, W = rng.standard_normal((n_in, n_out)) *
+        np.sqrt(2.0 / n_in) and b = zeros(n_out), both converted to `dtype` and
+        copied to `xp` with xp.asarray.
+    """
+    # Hint: zip(layer_sizes[:-1], layer_sizes[1:]) gives (n_in, n_out) pairs.
+    ### BEGIN SOLUTION
+    rng = np.random.default_rng(seed)
+    params = []
+    for n_in, n_out in zip(layer_sizes[:-1], layer_sizes[1:]):
+        W = rng.standard_normal((n_in, n_out)) * np.sqrt(2.0 / n_in)
+        params.append({"W": xp.asarray(W.astype(dtype)),
+                       "b": xp.asarray(np.zeros(n_out, dtype=dtype))})
+    return params
+    ### END SOLUTION
+
+
+def count_params(layer_sizes):
+    """Number of trainable numbers (all weights and biases), as an int."""
+    ### BEGIN SOLUTION
+    return int(sum(n_in * n_out + n_out
+                   for n_in, n_out in zip(layer_sizes[:-1], layer_sizes[1:])))
+    ### END SOLUTION
+
+
+params = init_params([2, 8, 1])
+print([(p["W"].shape, p["b"].shape) for p in params], count_params([2, 8, 1]))
+
+# %% nbgrader={"grade": true, "grade_id": "08-init-test", "points": 1}
+"""init_params builds the right shapes; count_params counts them."""
+ps = init_params([3, 5, 2])
+check_type(ps, list, "init_params(...)")
+check_equal(len(ps), 2, "number of layers")
+check_equal(ps[0]["W"].shape, (3, 5), 'ps[0]["W"].shape')
+check_equal(ps[1]["b"].shape, (2,), 'ps[1]["b"].shape')
+check_equal(str(ps[0]["W"].dtype), "float32", "dtype")
+check_equal(count_params([3, 5, 2]), 32, "count_params([3, 5, 2])")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "08-init-hidden-test", "points": 2}
+"""init_params equals the reference exactly, on any module (hidden)."""
+check_equal(count_params([1, 1]), 2, "count_params([1, 1])")
+### BEGIN HIDDEN TESTS
+def _ref_init(sizes, seed, dtype):
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal((i, o)) * np.sqrt(2.0 / i)).astype(dtype)
+            for i, o in zip(sizes[:-1], sizes[1:])]
+
+
+for _sizes, _seed in (([2, 8, 1], 0), ([4, 3, 3, 2], 5), ([10, 1], 9)):
+    for _dtype in (np.float32, np.float64):
+        for _mod, _kind in ((np, np.ndarray), (fake_cupy, DeviceArray)):
+            _ps = init_params(_sizes, seed=_seed, xp=_mod, dtype=_dtype)
+            check_equal(len(_ps), len(_sizes) - 1, "number of layers")
+            for _p, _W in zip(_ps, _ref_init(_sizes, _seed, _dtype)):
+                check_type(_p["W"], _kind, f"W on {_mod.__name__}")
+                check_type(_p["b"], _kind, f"b on {_mod.__name__}")
+                check_equal(str(_p["W"].dtype), np.dtype(_dtype).name, "W dtype")
+                check_close(_p["W"], _W, rtol=0, atol=0, name=f"W, seed {_seed}")
+                check_close(_p["b"], np.zeros(_W.shape[1]), atol=0, name="b")
+    check_equal(count_params(_sizes),
+                sum(i * o + o for i, o in zip(_sizes[:-1], _sizes[1:])), "count")
+check_type(count_params([784, 128, 10]), int, "count_params type")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 3. The forward pass
+#
+# For every layer: `Z = A_prev @ W + b`, then `A = activation(Z)`, except the last
+# layer, which stays linear (its output is the prediction). Keep `(A_prev, Z, A)`
+# of every layer in a *cache*: the backward pass needs them.
+#
+# ### Task 8.2 - `forward`
+
+# %% nbgrader={"grade_id": "08-forward", "solution": true}
+def forward(params, X, activation="relu"):
+    """Run the MLP on X (n, n_inputs).
+
+    Returns:
+        (output, cache): output has shape (n, n_outputs); cache is a list with one
+        tuple (A_prev, Z, A) per layer, in layer order. Hidden layers use
+        `activation`; the last layer's A is Z itself (no activation).
+    """
+    ### BEGIN SOLUTION
+    cache = []
+    A = X
+    for index, layer in enumerate(params):
+        Z = A @ layer["W"]
+        Z += layer["b"]  # in place: one large temporary array fewer
+        A_next = activate(activation, Z) if index < len(params) - 1 else Z
+        cache.append((A, Z, A_next))
+        A = A_next
+    return A, cache
+    ### END SOLUTION
+
+
+out, cache = forward(params, xor().X_train)
+print(out.ravel(), len(cache))
+
+# %% nbgrader={"grade": true, "grade_id": "08-forward-test", "points": 1}
+"""forward gives the right shape and a one-layer network is linear."""
+ps = init_params([3, 4, 2])
+o, c = forward(ps, np.ones((5, 3), dtype=np.float32))
+check_equal(o.shape, (5, 2), "output shape")
+check_equal(len(c), 2, "cache entries")
+lin = init_params([3, 2])
+X3 = np.arange(6, dtype=np.float32).reshape(2, 3)
+check_close(forward(lin, X3)[0], X3 @ lin[0]["W"] + lin[0]["b"], rtol=1e-6,
+            name="one-layer output")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "08-forward-hidden-test", "points": 2}
+"""forward matches the reference for every activation and module (hidden)."""
+check_equal(forward(lin, X3)[0].shape, (2, 2), "output shape")
+### BEGIN HIDDEN TESTS
+def _ref_forward(params, X, activation):
+    acts = {"relu": lambda z: np.maximum(z, 0), "tanh": np.tanh,
+            "sigmoid": lambda z: 1 / (1 + np.exp(-z))}
+    A = X
+    for i, p in enumerate(params):
+        Z = A @ p["W"] + p["b"]
+        A = acts[activation](Z) if i < len(params) - 1 else Z
+    return A
+
+
+_rng = np.random.default_rng(13)
+for _sizes in ([4, 6, 3], [2, 5, 5, 1], [7, 2]):
+    _ps = init_params(_sizes, seed=3, dtype=np.float64)
+    _X = _rng.normal(size=(9, _sizes[0]))
+    for _act in ("relu", "tanh", "sigmoid"):
+        _want = _ref_forward(_ps, _X, _act)
+        _out, _cache = forward(_ps, _X, _act)
+        check_close(_out, _want, rtol=1e-10, name=f"forward {_sizes} {_act}")
+        check_equal(len(_cache), len(_ps), "cache length")
+        _dps = [{k: fake_cupy.asarray(v) for k, v in p.items()} for p in _ps]
+        _dout, _ = forward(_dps, fake_cupy.asarray(_X), _act)
+        check_type(_dout, DeviceArray, "forward on the device")
+        check_close(_dout, _want, rtol=1e-10, name="forward on the device")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 4. The backward pass
+#
+# Given `dL/dOutput` (same shape as the output), go through the layers backwards.
+# For a layer with cached `(A_prev, Z, A)` and `dZ = dL/dZ`:
+#
+# - `dW = A_prev.T @ dZ`, `db = dZ.sum(axis=0)`;
+# - `dA_prev = dZ @ W.T`, and for the layer before (a hidden layer)
+#   `dZ_prev = dA_prev * activation_grad(activation, Z_prev, A_prev)`.
+#
+# For the last layer (linear), `dZ = dL/dOutput`.
+#
+# ### Task 8.3 - `backward`
+
+# %% nbgrader={"grade_id": "08-backward", "solution": true}
+def backward(params, cache, grad_output, activation="relu"):
+    """Backpropagate grad_output = dL/dOutput through the network.
+
+    Returns:
+        A list with one dict {"W": dW, "b": db} per layer, in layer order, with
+        the shapes of the parameters.
+    """
+    # Hint: walk range(len(params) - 1, -1, -1); the cache of layer i - 1 holds
+    # the Z and A you need for the activation's derivative.
+    ### BEGIN SOLUTION
+    grads = [None] * len(params)
+    dZ = grad_output
+    for i in range(len(params) - 1, -1, -1):
+        A_prev, _, _ = cache[i]
+        grads[i] = {"W": A_prev.T @ dZ, "b": dZ.sum(axis=0)}
+        if i > 0:
+            _, Z_prev, A_prev_out = cache[i - 1]
+            dZ = dZ @ params[i]["W"].T
+            dZ *= activation_grad(activation, Z_prev, A_prev_out)
+    return grads
+    ### END SOLUTION
+
+
+def numerical_grads(params, X, weights, activation, h=1e-6):
+    """Finite differences of L = sum(forward(X) * weights) for every parameter."""
+    result = []
+    for layer in params:
+        layer_grads = {}
+        for key, value in layer.items():
+            grad = np.zeros_like(value)
+            for index in np.ndindex(value.shape):
+                old = value[index]
+                value[index] = old + h
+                up = float((forward(params, X, activation)[0] * weights).sum())
+                value[index] = old - h
+                down = float((forward(params, X, activation)[0] * weights).sum())
+                value[index] = old
+                grad[index] = (up - down) / (2 * h)
+            layer_grads[key] = grad
+        result.append(layer_grads)
+    return result
+
+
+check_ps = init_params([3, 4, 2], seed=1, dtype=np.float64)
+X_check = np.random.default_rng(2).normal(size=(5, 3))
+weights = np.random.default_rng(3).normal(size=(5, 2))
+grads = backward(check_ps, forward(check_ps, X_check, "tanh")[1], weights, "tanh")
+numeric = numerical_grads(check_ps, X_check, weights, "tanh")
+print("largest difference, backward vs numerical:",
+      max(float(np.abs(g[k] - n[k]).max()) for g, n in zip(grads, numeric)
+          for k in ("W", "b")))
+
+# %% nbgrader={"grade": true, "grade_id": "08-backward-test", "points": 1}
+"""backward agrees with finite differences on a small tanh network."""
+check_equal(len(grads), 2, "number of layer gradients")
+for i, (g, n) in enumerate(zip(grads, numeric)):
+    check_close(g["W"], n["W"], rtol=1e-5, atol=1e-7, name=f"dW of layer {i}")
+    check_close(g["b"], n["b"], rtol=1e-5, atol=1e-7, name=f"db of layer {i}")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "08-backward-hidden-test", "points": 2}
+"""backward passes gradient checks for every activation and depth (hidden)."""
+check_equal(len(backward(check_ps, forward(check_ps, X_check)[1], weights)), 2,
+            "number of layer gradients")
+### BEGIN HIDDEN TESTS
+_rng = np.random.default_rng(14)
+for _sizes in ([2, 3, 1], [3, 4, 4, 2], [4, 2]):
+    for _act in ("relu", "tanh", "sigmoid"):
+        _ps = init_params(_sizes, seed=int(_rng.integers(100)), dtype=np.float64)
+        for _p in _ps:  # non-zero biases keep every ReLU input away from its kink
+            _p["b"] = _rng.uniform(0.1, 0.5, _p["b"].shape) * _rng.choice([-1, 1])
+        _X = _rng.normal(size=(6, _sizes[0]))
+        _wts = _rng.normal(size=(6, _sizes[-1]))
+        _got = backward(_ps, forward(_ps, _X, _act)[1], _wts, _act)
+        _num = numerical_grads(_ps, _X, _wts, _act)
+        check_equal(len(_got), len(_ps), "number of layer gradients")
+        for _i, (_g, _n) in enumerate(zip(_got, _num)):
+            for _k in ("W", "b"):
+                check_equal(tuple(_g[_k].shape), _n[_k].shape, f"d{_k} shape")
+                check_close(_g[_k], _n[_k], rtol=1e-5, atol=1e-6,
+                            name=f"d{_k}, layer {_i}, {_sizes}, {_act}")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 5. Training
+#
+# With the MSE loss `L = mean((output - y)^2)`, `dL/dOutput = 2 (output - y) / m`
+# where m is the number of output values. One epoch: forward, loss, backward,
+# step every parameter by `-lr * gradient`. The loss of every epoch stays on the
+# device; the caller fetches the history once.
+#
+# ### Task 8.4 - `train`
+
+# %% nbgrader={"grade_id": "08-train", "solution": true}
+def train(params, X, y, lr=0.1, num_epochs=1000, activation="relu"):
+    """Full-batch gradient descent on the MSE.
+
+    Args:
+        params: from init_params (on X's device); X: (n, n_in); y: (n, n_out).
+
+    Returns:
+        (params, history): the trained parameters (a new list, or the same list
+        updated in place) and a 1-D array of X's module with num_epochs losses:
+        each the MSE BEFORE that epoch's update. No value is copied to the host
+        inside the loop.
+    """
+    ### BEGIN SOLUTION
+    mod = array_module(X)
+    history = []
+    for _ in range(num_epochs):
+        output, cache = forward(params, X, activation)
+        error = output - y
+        history.append((error**2).mean())
+        grads = backward(params, cache, 2 * error / error.size, activation)
+        for layer, grad in zip(params, grads):
+            for key in layer:
+                layer[key] -= lr * grad[key]  # in place: no new arrays
+    return params, mod.stack(history)
+    ### END SOLUTION
+
+
+data_xor = xor()
+xor_params, xor_history = train(init_params([2, 8, 1], xp=xp),
+                                xp.asarray(data_xor.X_train),
+                                xp.asarray(data_xor.y_train), lr=0.1,
+                                num_epochs=2000, activation="tanh")
+xor_out = host_copy(forward(xor_params, xp.asarray(data_xor.X_test), "tanh")[0])
+for inputs, output in zip(data_xor.X_test, xor_out):
+    print(f"XOR{tuple(int(v) for v in inputs)} = {output[0]:.3f}")
+
+# %% nbgrader={"grade": true, "grade_id": "08-train-test", "points": 1}
+"""train solves XOR: every output lands on the right side of 0.5."""
+trained, hist = train(init_params([2, 8, 1]), data_xor.X_train, data_xor.y_train,
+                      lr=0.1, num_epochs=2000, activation="tanh")
+check_equal(tuple(hist.shape), (2000,), "history shape")
+predictions = forward(trained, data_xor.X_test, "tanh")[0][:, 0]
+check_equal([bool(p > 0.5) for p in predictions], [False, True, True, False],
+            "XOR outputs > 0.5")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "08-train-hidden-test", "points": 2}
+"""train matches the reference, stays on the device, beats linear (hidden)."""
+check_finite(train(init_params([2, 2, 1]), data_xor.X_train, data_xor.y_train,
+                   num_epochs=3)[1], "history")
+### BEGIN HIDDEN TESTS
+def _ref_train(params, X, y, lr, num_epochs, act):
+    acts = {"relu": (lambda z: np.maximum(z, 0), lambda z, a: (z > 0) * 1.0),
+            "tanh": (np.tanh, lambda z, a: 1 - a**2)}
+    params = [dict(p) for p in params]
+    hist = []
+    for _ in range(num_epochs):
+        As, Zs, A = [X], [], X
+        for i, p in enumerate(params):
+            Z = A @ p["W"] + p["b"]
+            A = acts[act][0](Z) if i < len(params) - 1 else Z
+            Zs.append(Z)
+            As.append(A)
+        err = A - y
+        hist.append(np.mean(err**2))
+        dZ = 2 * err / err.size
+        for i in range(len(params) - 1, -1, -1):
+            dW, db = As[i].T @ dZ, dZ.sum(axis=0)
+            if i > 0:
+                dZ = (dZ @ params[i]["W"].T) * acts[act][1](Zs[i - 1], As[i])
+            params[i] = {"W": params[i]["W"] - lr * dW, "b": params[i]["b"] - lr * db}
+    return params, np.array(hist)
+
+
+_rng = np.random.default_rng(15)
+_X, _y = _rng.normal(size=(20, 3)), _rng.normal(size=(20, 2))
+for _act, _lr in (("relu", 0.05), ("tanh", 0.2)):
+    _p0 = init_params([3, 6, 2], seed=4, dtype=np.float64)
+    _rp, _rh = _ref_train(_p0, _X, _y, _lr, 30, _act)
+    _dp = [{k: fake_cupy.asarray(v) for k, v in p.items()} for p in _p0]
+    with SyncCounter() as _syncs:
+        _tp, _th = train(_dp, fake_cupy.asarray(_X), fake_cupy.asarray(_y), _lr, 30,
+                         _act)
+    check_equal(_syncs.count, 0, "transfers to the host inside train")
+    check_type(_th, DeviceArray, "history on the device")
+    check_close(_th, _rh, rtol=1e-8, atol=1e-10, name=f"history ({_act})")
+    for _g, _r in zip(_tp, _rp):
+        check_close(_g["W"], _r["W"], rtol=1e-8, atol=1e-10, name=f"W ({_act})")
+for _seed in (1, 2, 3):
+    _tp, _ = train(init_params([2, 8, 1], seed=_seed), data_xor.X_train,
+                   data_xor.y_train, lr=0.1, num_epochs=2000, activation="tanh")
+    _pred = forward(_tp, data_xor.X_test, "tanh")[0][:, 0]
+    assert [bool(p > 0.5) for p in _pred] == [False, True, True, False], (
+        f"XOR not solved with seed {_seed}: {_pred}")
+_reg = linear_regression(1000, 5, seed=0, nonlinear=1.0)
+_A = np.c_[_reg.X_train, np.ones(len(_reg.X_train))]
+_theta = np.linalg.lstsq(_A, _reg.y_train, rcond=None)[0]
+_linear_mse = np.mean((np.c_[_reg.X_test, np.ones(len(_reg.X_test))] @ _theta
+                       - _reg.y_test) ** 2)
+_tp, _ = train(init_params([5, 32, 1]), _reg.X_train, _reg.y_train[:, None],
+               lr=0.01, num_epochs=2000)
+_net_mse = np.mean((forward(_tp, _reg.X_test)[0][:, 0] - _reg.y_test) ** 2)
+assert _net_mse < _linear_mse, f"network {_net_mse:.2f} vs linear {_linear_mse:.2f}"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 6. Beating linear regression
+#
+# The regression data of Day 06 with a non-linear term added: a straight line
+# cannot follow it, a network can. One hidden layer against two:
+
+# %%
+reg = linear_regression(1000, 5, seed=0, nonlinear=1.0)
+Xr, yr = xp.asarray(reg.X_train), xp.asarray(reg.y_train[:, None])
+Xr_test = xp.asarray(reg.X_test)
+A_train = np.c_[reg.X_train, np.ones(len(reg.X_train))]
+theta = np.linalg.lstsq(A_train, reg.y_train, rcond=None)[0]
+linear_mse = float(np.mean((np.c_[reg.X_test, np.ones(len(reg.X_test))] @ theta
+                            - reg.y_test) ** 2))
+print(f"linear regression: test MSE {linear_mse:.2f}")
+for sizes in ([5, 32, 1], [5, 32, 32, 1]):
+    net, hist = train(init_params(sizes, xp=xp), Xr, yr, lr=0.01,
+                      num_epochs=NUM_EPOCHS)
+    pred = host_copy(forward(net, Xr_test)[0])[:, 0]
+    test_mse = float(np.mean((pred - reg.y_test) ** 2))
+    print(f"network {sizes}: test MSE {test_mse:.2f} "
+          f"(training MSE {float(hist[-1]):.2f}) after {NUM_EPOCHS} epochs")
+
+# %% [markdown]
+# ## 7. Learning rates
+#
+# The same network, four learning rates, on one plot. Too large and the loss
+# jumps around or explodes; too small and it has barely moved.
+
+# %%
+curves = {}
+for rate in (0.001, 0.01, 0.05, 0.2):
+    with np.errstate(all="ignore"):
+        _, hist = train(init_params([5, 32, 1], xp=xp), Xr, yr, lr=rate,
+                        num_epochs=300)
+    curves[f"lr={rate}"] = host_copy(hist)
+    print(f"lr={rate:<6} MSE after 300 epochs: {float(curves[f'lr={rate}'][-1]):.4g}")
+plot_loss(curves, log_y=True, title="One network, four learning rates")
+show("08_learning_rates")
+
+# %% [markdown]
+# ## 8. The same network in PyTorch
+#
+# PyTorch builds the backward pass for you (autograd). Same architecture, same
+# initial weights, same data, same learning rate: the losses must agree, and the
+# timer says what the convenience costs.
+
+# %%
+def torch_copy(params):
+    """An nn.Sequential with the same weights as `params` (ReLU between layers)."""
+    layers = []
+    for index, layer in enumerate(params):
+        W = torch.from_numpy(np.array(host_copy(layer["W"]), dtype=np.float32))
+        linear = nn.Linear(*W.shape)
+        with torch.no_grad():
+            linear.weight.copy_(W.T)
+            linear.bias.copy_(torch.from_numpy(host_copy(layer["b"]).astype("f4")))
+        layers.append(linear)
+        if index < len(params) - 1:
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+def torch_train(model, X, y, lr, num_epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    history = []
+    for _ in range(num_epochs):
+        loss = nn.functional.mse_loss(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        history.append(loss.detach())
+    return torch.stack(history)
+
+
+start = init_params([5, 32, 1])
+X32, y32 = reg.X_train, reg.y_train[:, None].astype(np.float32)
+Xt, yt = torch.from_numpy(X32), torch.from_numpy(y32)
+theirs = torch_train(torch_copy(start), Xt, yt, lr=0.01, num_epochs=100)
+_, ours = train(init_params([5, 32, 1]), X32, y32, lr=0.01, num_epochs=100)
+print("largest loss difference, ours vs PyTorch, over 100 epochs:",
+      float(np.abs(ours - theirs.numpy()).max()))
+timings = {
+    "from scratch (NumPy)": benchmark(
+        lambda: train(start, X32, y32, lr=0.01, num_epochs=20), repeat=5),
+    "PyTorch (CPU)": benchmark(
+        lambda: torch_train(torch_copy(start), Xt, yt, lr=0.01, num_epochs=20),
+        repeat=5),
+}
+for name, result in timings.items():
+    print(f"{name:>22}: {result.median / 20 * 1e6:8.1f} µs/epoch")
+ratio = timings["from scratch (NumPy)"].median / timings["PyTorch (CPU)"].median
+print(f"from scratch / PyTorch time ratio: {ratio:.2f}")
+plot_timings(timings, title="20 epochs, [5, 32, 1] network, CPU")
+show("08_numpy_vs_torch")
+
+# %% [markdown]
+# ## Summary
+#
+# - Forward: `Z = A @ W + b`, activation, repeat; cache what backward needs.
+# - Backward: `dW = A_prev.T @ dZ`, `db = sum(dZ)`, `dA_prev = dZ @ W.T`, times the
+#   activation's derivative. Check it with finite differences, always.
+# - Hidden layers and a non-linearity let the network fit what a line cannot;
+#   more layers are not automatically better.
+# - Our network and PyTorch's compute the same losses; PyTorch writes backward
+#   for you.
+#
+# **Open exercises.**
+#
+# 1. Add a cross-entropy output (softmax) and train on Iris (Day 02's data).
+# 2. Run section 6 on a GPU box with `NUM_EPOCHS = 100_000` and `xp` = CuPy.
+# 3. Replace the full batch by mini-batches of 64. What happens to the curves?
