@@ -3,6 +3,7 @@
 #   make test     set up .venv, then the whole test suite
 #   make lab      JupyterLab on the student notebooks
 #   make release  regenerate notebooks/ from solutions/
+#   make grade    grade a class (SUBMISSIONS=...); make check NB=... grades yourself
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -11,7 +12,7 @@ STAMP  := $(VENV)/.installed
 JOBS   ?= auto
 EXTRAS ?= dev,gpu
 
-.PHONY: venv demo test test-fast lint lab release release-check doctor bench-mlp clean
+.PHONY: venv demo test test-fast lint lab release release-check doctor bench-mlp grade check clean
 
 venv: $(STAMP)
 
@@ -43,6 +44,16 @@ release: venv
 
 release-check: venv
 	$(PY) -m course release --check
+
+# make grade SUBMISSIONS=path/to/export.zip [ASSIGNMENT=01_devices] [OUT=grading]
+grade: venv
+	@test -n "$(SUBMISSIONS)" || (echo "usage: make grade SUBMISSIONS=folder-or-zip [ASSIGNMENT=NN_topic]"; exit 2)
+	$(PY) -m course grade "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) --out $(or $(OUT),grading)
+
+# make check NB=notebooks/01_devices/01_devices.ipynb
+check: venv
+	@test -n "$(NB)" || (echo "usage: make check NB=path/to/your_notebook.ipynb"; exit 2)
+	$(PY) -m course check "$(NB)"
 
 bench-mlp: venv
 	$(PY) -m autograder.bench_mlp

@@ -38,3 +38,19 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # Grading: a stuck cell loses its points instead of stalling the batch.
 c.Execute.timeout = 120
 c.Execute.interrupt_on_timeout = True
+
+# Feedback: never show hidden-test code, in sources or in tracebacks.
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+from autograder.feedback import HideHiddenTests  # noqa: E402
+
+c.GenerateFeedback.preprocessors = [
+    GetGrades,
+    CSSHTMLHeaderPreprocessor,
+    HideHiddenTests,
+]
+
+# Huge outputs are cut before they reach the gradebook and feedback.
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 100

@@ -1,4 +1,4 @@
-"""The ``course`` command line: ``course doctor``, ``course release``, ``course demo``.
+"""The ``course`` command line: doctor, release, grade, check, demo.
 
 Run ``course --help`` or ``course <command> --help`` for the options.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import shutil
 import sys
 import tempfile
 import time
@@ -94,6 +95,78 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_map(path: str | None) -> dict[str, str] | None:
+    if path is None:
+        return None
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as handle:
+        return {row[0]: row[1] for row in csv.reader(handle) if len(row) >= 2}
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from autograder.classgrade import grade_class
+
+    report = grade_class(
+        Path(args.source),
+        args.assignment,
+        out_dir=Path(args.out),
+        jobs=args.jobs,
+        force=args.force,
+        timeout=args.timeout,
+        memory_mb=args.memory,
+        name_map=_read_map(args.map),
+        progress=not args.quiet,
+    )
+    print(report.summary())
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from autograder.classgrade import grade_class
+
+    notebook = Path(args.notebook)
+    if not notebook.is_file():
+        raise ValueError(f"{notebook} is not a file")
+    lesson = args.assignment
+    if lesson is None:
+        from autograder.lessons import lesson_names
+
+        lesson = next((n for n in lesson_names() if n in notebook.name), None)
+        if lesson is None:
+            raise ValueError(
+                f"cannot tell the lesson from {notebook.name}; use --assignment"
+            )
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "in"
+        folder.mkdir()
+        shutil.copyfile(notebook, folder / f"you_{lesson}.ipynb")
+        out = Path(args.out)
+        report = grade_class(
+            folder,
+            lesson,
+            out_dir=out,
+            jobs=1,
+            force=True,
+            timeout=args.timeout,
+            progress=False,
+        )
+    result = report.results[0]
+    print(f"{notebook}: {result.status}, {result.score:g} / {result.max_score:g}")
+    if result.message:
+        print(f"  {result.message}")
+    for question, (score, top) in result.per_question.items():
+        mark = "ok " if score >= top else "-- "
+        print(f"  {mark}{question:<34} {score:g} / {top:g}")
+        if score < top and question in result.hints:
+            print(f"       {result.hints[question]}")
+    for flag in result.flags:
+        print(f"  note: {flag}")
+    if result.feedback:
+        print(f"feedback page: {result.feedback}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``course`` command."""
     parser = argparse.ArgumentParser(
@@ -117,6 +190,46 @@ def build_parser() -> argparse.ArgumentParser:
         help="release into a scratch folder and fail if notebooks/ differs",
     )
     rel.set_defaults(func=_release)
+
+    grade = sub.add_parser(
+        "grade",
+        help="grade a class: nbgrader layout, a folder of notebooks, or a zip",
+        description="Grade every submission with nbgrader's autograde, in parallel, "
+        "each in its own job folder. Results are kept per submission in "
+        "OUT/results/, so an interrupted run resumes and a rerun grades only new or "
+        "changed notebooks. Writes OUT/grades.csv, OUT/pass_rates.csv and "
+        "OUT/feedback/<assignment>/<student>.html.",
+    )
+    grade.add_argument("source", help="submitted/ folder, folder of .ipynb, or .zip")
+    grade.add_argument("--assignment", help="lesson, e.g. 01_devices (default: all)")
+    grade.add_argument("--out", default="grading", help="output folder")
+    grade.add_argument(
+        "--jobs", type=int, default=None, help="parallel workers (default: cores)"
+    )
+    grade.add_argument("--force", action="store_true", help="regrade everything")
+    grade.add_argument(
+        "--timeout", type=int, default=60, help="seconds per cell (default 60)"
+    )
+    grade.add_argument(
+        "--memory", type=int, default=4096, help="MiB per grading process"
+    )
+    grade.add_argument("--map", help="CSV of file name,student id for loose files")
+    grade.add_argument("--quiet", action="store_true", help="no progress output")
+    grade.set_defaults(func=_grade)
+
+    check = sub.add_parser(
+        "check",
+        help="grade your own notebook with the hidden tests (self-study)",
+        description="Grade one notebook exactly as `course grade` does, without "
+        "changing it, and print the points per question with hints.",
+    )
+    check.add_argument("notebook", help="your notebook, e.g. notebooks/01_devices/...")
+    check.add_argument("--assignment", help="lesson, if the file name does not say")
+    check.add_argument(
+        "--out", default=str(Path.home() / ".course-check"), help="where feedback goes"
+    )
+    check.add_argument("--timeout", type=int, default=60, help="seconds per cell")
+    check.set_defaults(func=_check)
 
     demo = sub.add_parser(
         "demo",

@@ -1,0 +1,625 @@
+"""Grade a whole class: parallel, resumable nbgrader autograde, with reports.
+
+``course grade SOURCE`` grades every submission in SOURCE, which may be
+
+* an nbgrader layout: ``submitted/<student>/<assignment>/<notebook>.ipynb``
+  (SOURCE is the folder holding ``submitted/``, or ``submitted/`` itself);
+* a folder of loose notebooks, as a learning platform exports them; the student id
+  is the file name without the assignment name (or from ``--map file.csv``);
+* a ``.zip`` of either.
+
+Every submission is graded by nbgrader's own autograde, in a job folder of its
+own that holds a copy of the assignment's gradebook and that one notebook, by a
+pool of worker processes. Before grading, the notebook is *reassembled* on the
+released student edition: the student's answer cells are taken over, every
+test and locked cell comes from the original, so deleted, reordered, retyped or
+edited test cells change nothing (and are flagged). Each result is written to
+``results/<assignment>/<student>.json`` the moment it is known, so an interrupted
+run loses nothing and a rerun grades only what is missing or changed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import time
+import zipfile
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.feedback import strip_hidden
+from autograder.lessons import find_lesson, lesson_names
+
+DEFAULT_TIMEOUT = 60
+DEFAULT_MEMORY_MB = 4096
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One notebook to grade."""
+
+    student: str
+    assignment: str
+    path: Path
+    digest: str
+
+
+@dataclass
+class Result:
+    """The outcome for one submission, as stored in its JSON file."""
+
+    student: str
+    assignment: str
+    status: str  # graded | unreadable | wrong-assignment | error
+    score: float = 0.0
+    max_score: float = 0.0
+    per_question: dict[str, list[float]] = field(default_factory=dict)
+    digest: str = ""
+    flags: list[str] = field(default_factory=list)
+    message: str = ""
+    seconds: float = 0.0
+    feedback: str = ""
+    hints: dict[str, str] = field(default_factory=dict)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _student_id(text: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9._@-]+", "-", text).strip("-._")
+    return cleaned[:80]
+
+
+def _extract_zip(archive: Path, target: Path) -> tuple[Path, list[str]]:
+    """Unpack safely (no absolute paths, no ``..``); return folder and problems."""
+    problems = []
+    target.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            parts = [p for p in Path(info.filename).parts if p not in ("", ".")]
+            if info.is_dir() or not parts:
+                continue
+            if ".." in parts or Path(info.filename).is_absolute():
+                problems.append(f"{info.filename}: unsafe path in the zip, skipped")
+                continue
+            safe = [_student_id(p) or "unnamed" for p in parts[:-1]]
+            name = parts[-1]
+            stem, suffix = os.path.splitext(name)
+            safe.append((_student_id(stem) or "unnamed") + suffix.lower())
+            if safe[-1] != name:
+                problems.append(f"{info.filename!r}: renamed to {safe[-1]}")
+            out = target.joinpath(*safe)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(zf.read(info))
+    return target, problems
+
+
+def collect_submissions(
+    source: Path,
+    assignment: str | None,
+    workdir: Path,
+    name_map: dict[str, str] | None = None,
+) -> tuple[list[Submission], list[str]]:
+    """Find the submissions in ``source``; return them and the problems found.
+
+    Raises:
+        ValueError: ``source`` does not exist, or loose notebooks are given
+            without an assignment that can be told from their names.
+    """
+    source = Path(source)
+    problems: list[str] = []
+    if not source.exists():
+        raise ValueError(f"{source} does not exist")
+    if source.is_file() and source.suffix.lower() == ".zip":
+        source, zip_problems = _extract_zip(source, workdir / "unzipped")
+        problems += zip_problems
+    if (source / "submitted").is_dir():
+        source = source / "submitted"
+    found: list[Submission] = []
+    nested = [p for p in sorted(source.glob("*/*/*.ipynb"))]
+    known = set(lesson_names())
+    if nested and all(p.parent.name in known for p in nested):
+        for path in nested:
+            if assignment and path.parent.name != assignment:
+                continue
+            found.append(
+                Submission(
+                    path.parent.parent.name, path.parent.name, path, _digest(path)
+                )
+            )
+        return found, problems
+    for path in sorted(source.rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        lesson = assignment or next((n for n in known if n in path.name), None)
+        if lesson is None:
+            problems.append(
+                f"{path.name}: cannot tell the assignment, use --assignment"
+            )
+            continue
+        if name_map is not None and path.name in name_map:
+            student = _student_id(name_map[path.name])
+        else:
+            student = _student_id(path.stem.replace(lesson, ""))
+        if not student:
+            problems.append(f"{path.name}: cannot tell the student from the file name")
+            continue
+        found.append(Submission(student, lesson, path, _digest(path)))
+    seen: dict[tuple[str, str], Submission] = {}
+    for sub in found:
+        key = (sub.student, sub.assignment)
+        if key in seen:
+            problems.append(
+                f"{sub.path.name}: second file for {sub.student}/{sub.assignment} "
+                f"(also {seen[key].path.name}); the later one is graded"
+            )
+        seen[key] = sub
+    return list(seen.values()), problems
+
+
+# --------------------------------------------------------------------------------
+# Reassembly: the original tests always run, whatever was done to the notebook.
+
+
+def _first_line(source: str) -> str:
+    for line in source.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line.strip()
+    return ""
+
+
+def _visible(source: str) -> str:
+    """A cell's source without hidden tests and without blank-line differences."""
+    lines = strip_hidden(source).strip().splitlines()
+    return "\n".join(line.rstrip() for line in lines if line.strip())
+
+
+def reassemble(submitted: Any, release: Any) -> tuple[Any, list[str]]:
+    """Rebuild a submission on the released notebook; return it and tamper flags.
+
+    Answer cells are matched by grade_id, or, when metadata was stripped, by their
+    first code line. Test and locked cells always come from the release.
+    """
+    flags: list[str] = []
+    by_id: dict[str, list[Any]] = {}
+    for cell in submitted.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id:
+            by_id.setdefault(grade_id, []).append(cell)
+    for grade_id, cells in by_id.items():
+        if len(cells) > 1:
+            flags.append(f"duplicated cell {grade_id}")
+    release_ids = {
+        c.metadata["nbgrader"]["grade_id"]: c
+        for c in release.cells
+        if "nbgrader" in c.metadata
+    }
+    for grade_id in by_id:
+        if grade_id not in release_ids:
+            flags.append(f"unknown grade_id {grade_id}")
+    order = [
+        c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        for c in submitted.cells
+    ]
+    expected_order = [g for g in release_ids if g in order]
+    if [g for g in order if g in release_ids] != expected_order and len(
+        set(order)
+    ) == len(order):
+        flags.append("cells reordered")
+    rebuilt = nbformat.v4.new_notebook(metadata=release.metadata)
+    for cell in release.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        new = nbformat.from_dict(cell)
+        grade_id = meta.get("grade_id")
+        if meta.get("solution"):
+            candidates = by_id.get(grade_id, [])
+            if not candidates:
+                first = _first_line(cell.source)
+                candidates = [
+                    c
+                    for c in submitted.cells
+                    if c.get("cell_type") == cell.cell_type
+                    and first
+                    and _first_line(c.get("source", "")) == first
+                ]
+                flags.append(
+                    f"metadata of {grade_id} missing"
+                    + (
+                        "; matched by its first line"
+                        if candidates
+                        else "; answer not found"
+                    )
+                )
+            if candidates:
+                answer = candidates[-1]
+                if answer.get("cell_type") != cell.cell_type:
+                    flags.append(f"cell type of {grade_id} changed")
+                else:
+                    new.source = answer.get("source", "")
+        elif grade_id:
+            original = by_id.get(grade_id, [])
+            if not original:
+                flags.append(f"test or locked cell {grade_id} missing (restored)")
+            elif any(
+                _visible(c.get("source", "")) != _visible(cell.source) for c in original
+            ):
+                flags.append(f"test or locked cell {grade_id} edited (restored)")
+            elif any(c.get("cell_type") != cell.cell_type for c in original):
+                flags.append(f"cell type of {grade_id} changed (restored)")
+        rebuilt.cells.append(new)
+    kernel = submitted.get("metadata", {}).get("kernelspec", {}).get("name")
+    if kernel and kernel != release.metadata.get("kernelspec", {}).get("name"):
+        flags.append(f"kernelspec changed to {kernel!r} (reset)")
+    return rebuilt, flags
+
+
+# --------------------------------------------------------------------------------
+# One job: runs in a worker process.
+
+
+def _limit_resources(memory_mb: int) -> None:
+    try:
+        import resource
+
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        big = 512 * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (big, big))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def grade_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Grade one submission in its own job folder; write and return its Result."""
+    import warnings
+
+    from sqlalchemy.exc import SAWarning
+
+    warnings.filterwarnings("ignore", category=SAWarning)
+    start = time.perf_counter()
+    sub = Submission(
+        job["student"], job["assignment"], Path(job["path"]), job["digest"]
+    )
+    result = Result(sub.student, sub.assignment, "error", digest=sub.digest)
+    jobdir = Path(job["jobdir"])
+    try:
+        release = nbformat.read(Path(job["release"]), as_version=4)
+        result.max_score = float(
+            sum(
+                c.metadata["nbgrader"].get("points", 0)
+                for c in release.cells
+                if c.metadata.get("nbgrader", {}).get("grade")
+            )
+        )
+        try:
+            submitted = nbformat.read(sub.path, as_version=4)
+            if not isinstance(submitted.get("cells"), list):
+                raise ValueError("no cells")
+        except Exception as exc:  # invalid JSON, empty file, not a notebook
+            result.status = "unreadable"
+            result.message = f"not a readable notebook: {type(exc).__name__}: {exc}"[
+                :300
+            ]
+            return asdict(result)
+        ids = {
+            c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+            for c in submitted.cells
+        }
+        prefixes = {i[:3] for i in ids if i}
+        if prefixes and f"{sub.assignment[:2]}-" not in prefixes:
+            result.status = "wrong-assignment"
+            other = sorted(prefixes)[0][:2]
+            result.message = (
+                f"this notebook belongs to Day {other}, not {sub.assignment}"
+            )
+            return asdict(result)
+        rebuilt, result.flags = reassemble(submitted, release)
+        if jobdir.exists():
+            shutil.rmtree(jobdir)
+        shutil.copytree(job["template"], jobdir)
+        target = (
+            jobdir
+            / "submitted"
+            / sub.student
+            / sub.assignment
+            / f"{sub.assignment}.ipynb"
+        )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(rebuilt, target)
+        _limit_resources(job["memory_mb"])
+        from nbgrader.api import Gradebook
+        from nbgrader.apps import NbGraderAPI
+        from nbgrader.coursedir import CourseDirectory
+
+        from autograder.scratch import _put_python_on_path, course_config
+
+        _put_python_on_path()
+        config = course_config(jobdir)
+        config.Execute.timeout = job["timeout"]
+        api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+        outcome = api.autograde(sub.assignment, sub.student, force=True, create=True)
+        if not outcome.get("success"):
+            result.message = (outcome.get("error") or outcome.get("log") or "")[-500:]
+            return asdict(result)
+        with Gradebook(api.coursedir.db_url) as gradebook:
+            nb = gradebook.find_submission_notebook(
+                sub.assignment, sub.assignment, sub.student
+            )
+            result.score, result.max_score = float(nb.score), float(nb.max_score)
+            result.per_question = {
+                g.name: [float(g.score), float(g.max_score)] for g in nb.grades
+            }
+        graded = jobdir / "autograded" / sub.student / sub.assignment
+        result.hints = _failure_hints(graded / f"{sub.assignment}.ipynb")
+        feedback = api.generate_feedback(sub.assignment, sub.student, force=True)
+        html = (
+            jobdir
+            / "feedback"
+            / sub.student
+            / sub.assignment
+            / f"{sub.assignment}.html"
+        )
+        if feedback.get("success") and html.is_file():
+            out = Path(job["out"]) / "feedback" / sub.assignment / f"{sub.student}.html"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(html, out)
+            result.feedback = str(out)
+        result.status = "graded"
+        return asdict(result)
+    except Exception as exc:  # never let one submission stop the batch
+        result.message = f"{type(exc).__name__}: {exc}"[:500]
+        return asdict(result)
+    finally:
+        result.seconds = time.perf_counter() - start
+        data = asdict(result)
+        _write_json(
+            Path(job["out"]) / "results" / sub.assignment / f"{sub.student}.json", data
+        )
+        shutil.rmtree(jobdir, ignore_errors=True)
+
+
+def _failure_hints(path: Path) -> dict[str, str]:
+    """For each failing test cell, the error's type and message (no traceback)."""
+    hints = {}
+    if not path.is_file():
+        return hints
+    for cell in nbformat.read(path, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if not meta.get("grade") or cell.cell_type != "code":
+            continue
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                text = f"{output.get('ename')}: {output.get('evalue')}"
+                hints[meta["grade_id"]] = text[:400]
+    return hints
+
+
+# --------------------------------------------------------------------------------
+# The batch.
+
+
+@dataclass
+class ClassReport:
+    """What one ``course grade`` run produced."""
+
+    results: list[Result]
+    problems: list[str]
+    graded_now: int
+    reused: int
+    out_dir: Path
+    seconds: float
+
+    def summary(self) -> str:
+        """A few lines for the terminal."""
+        bad = [r for r in self.results if r.status != "graded"]
+        lines = [
+            f"{len(self.results)} submission(s): {self.graded_now} graded now, "
+            f"{self.reused} unchanged since the last run, {len(bad)} with problems, "
+            f"in {self.seconds:.1f} s",
+            f"grades: {self.out_dir / 'grades.csv'}",
+            f"pass rates: {self.out_dir / 'pass_rates.csv'}",
+        ]
+        lines += [f"problem: {p}" for p in self.problems]
+        lines += [f"{r.student}/{r.assignment}: {r.status}: {r.message}" for r in bad]
+        flagged = [r for r in self.results if r.flags]
+        lines += [
+            f"{r.student}/{r.assignment} tampering: {'; '.join(r.flags)}"
+            for r in flagged
+        ]
+        return "\n".join(lines)
+
+
+class Progress:
+    """A progress bar on a terminal, plain lines otherwise."""
+
+    def __init__(self, total: int, stream: Any = None, enabled: bool = True) -> None:
+        self.total, self.done, self.failed = total, 0, 0
+        self.stream = stream or sys.stderr
+        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.enabled = enabled
+        self.start = time.perf_counter()
+
+    def update(self, result: Result) -> None:
+        """Count one finished submission and redraw."""
+        self.done += 1
+        self.failed += result.status != "graded"
+        if not self.enabled:
+            return
+        elapsed = time.perf_counter() - self.start
+        left = elapsed / self.done * (self.total - self.done)
+        text = (
+            f"{self.done}/{self.total} graded, {self.failed} failed, "
+            f"about {left:.0f} s left"
+        )
+        if self.tty:
+            width = 30
+            filled = int(width * self.done / max(self.total, 1))
+            bar = "#" * filled + "-" * (width - filled)
+            self.stream.write(f"\r[{bar}] {text}")
+            if self.done == self.total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(
+                f"{text}: {result.student}/{result.assignment} "
+                f"{result.status} {result.score:g}/{result.max_score:g}\n"
+            )
+        self.stream.flush()
+
+
+def grade_class(
+    source: Path,
+    assignment: str | None = None,
+    *,
+    out_dir: Path = Path("grading"),
+    jobs: int | None = None,
+    force: bool = False,
+    timeout: int = DEFAULT_TIMEOUT,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    name_map: dict[str, str] | None = None,
+    progress: bool = True,
+    executor_factory: Callable[[int], Any] | None = None,
+) -> ClassReport:
+    """Grade every submission in ``source``; write results, CSVs and feedback.
+
+    Raises:
+        ValueError: bad source or unknown assignment (one line, for the CLI).
+    """
+    start = time.perf_counter()
+    if assignment is not None:
+        assignment = find_lesson(assignment).stem
+    out_dir = Path(out_dir).resolve()
+    work = out_dir / ".work"
+    submissions, problems = collect_submissions(
+        Path(source), assignment, work, name_map
+    )
+    results: dict[tuple[str, str], Result] = {}
+    todo = []
+    for sub in submissions:
+        stored = out_dir / "results" / sub.assignment / f"{sub.student}.json"
+        if stored.is_file() and not force:
+            try:
+                data = json.loads(stored.read_text(encoding="utf-8"))
+                if data.get("digest") == sub.digest and data.get("status") == "graded":
+                    results[(sub.student, sub.assignment)] = Result(**data)
+                    continue
+            except (ValueError, TypeError):
+                pass
+        todo.append(sub)
+    reused = len(results)
+    from autograder.scratch import ScratchCourse
+
+    templates: dict[str, tuple[Path, Path]] = {}
+    for lesson in sorted({sub.assignment for sub in todo}):
+        template_dir = work / "templates" / lesson
+        if template_dir.exists():
+            shutil.rmtree(template_dir)
+        released = ScratchCourse(template_dir, keep=True).generate(lesson)
+        release = work / "templates" / f"{lesson}.release.ipynb"
+        shutil.copyfile(released / f"{lesson}.ipynb", release)
+        shutil.rmtree(released.parent, ignore_errors=True)
+        templates[lesson] = (template_dir, release)
+    jobs = jobs or os.cpu_count() or 1
+    bar = Progress(len(todo), enabled=progress)
+    payloads = [
+        {
+            "student": s.student,
+            "assignment": s.assignment,
+            "path": str(s.path),
+            "digest": s.digest,
+            "template": str(templates[s.assignment][0]),
+            "release": str(templates[s.assignment][1]),
+            "jobdir": str(work / "jobs" / s.assignment / s.student),
+            "out": str(out_dir),
+            "timeout": timeout,
+            "memory_mb": memory_mb,
+        }
+        for s in todo
+    ]
+    if payloads:
+        factory = executor_factory or (lambda n: ProcessPoolExecutor(max_workers=n))
+        with factory(min(jobs, len(payloads))) as pool:
+            futures = [pool.submit(grade_job, p) for p in payloads]
+            for future in as_completed(futures):
+                result = Result(**future.result())
+                results[(result.student, result.assignment)] = result
+                bar.update(result)
+    ordered = sorted(results.values(), key=lambda r: (r.assignment, r.student))
+    write_reports(ordered, out_dir)
+    shutil.rmtree(work / "jobs", ignore_errors=True)
+    return ClassReport(
+        ordered, problems, len(todo), reused, out_dir, time.perf_counter() - start
+    )
+
+
+def write_reports(results: Iterable[Result], out_dir: Path) -> None:
+    """Write grades.csv (one row per submission) and pass_rates.csv (per test)."""
+    results = list(results)
+    questions = sorted({q for r in results for q in r.per_question})
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "grades.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            ["student", "assignment", *questions, "total", "max", "status", "flags"]
+        )
+        for r in results:
+            cells = [r.per_question.get(q, ["", ""])[0] for q in questions]
+            writer.writerow(
+                [
+                    r.student,
+                    r.assignment,
+                    *cells,
+                    r.score,
+                    r.max_score,
+                    r.status,
+                    "; ".join(r.flags),
+                ]
+            )
+    with open(out_dir / "pass_rates.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["assignment", "test", "passed", "graded", "pass_rate"])
+        rows = []
+        for q in questions:
+            graded = [r for r in results if q in r.per_question]
+            passed = sum(
+                1 for r in graded if r.per_question[q][0] >= r.per_question[q][1]
+            )
+            rows.append(
+                (
+                    graded[0].assignment,
+                    q,
+                    passed,
+                    len(graded),
+                    round(passed / len(graded), 3),
+                )
+            )
+        for row in sorted(rows, key=lambda row: (row[4], row[1])):
+            writer.writerow(row)
+
+
+__all__ = [
+    "ClassReport",
+    "Result",
+    "Submission",
+    "collect_submissions",
+    "grade_class",
+    "reassemble",
+    "write_reports",
+]

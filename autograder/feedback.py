@@ -1,0 +1,54 @@
+"""Feedback that shows students their code, visible tests and scores, not hidden tests.
+
+nbgrader's feedback is the autograded notebook rendered as HTML, and that notebook
+contains the hidden tests restored for grading, in the cell sources and in the
+tracebacks of failing cells. :class:`HideHiddenTests` removes both: hidden-test
+source is cut out of every cell, and a failing cell that held hidden tests keeps
+only its error's type and message.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+_HIDDEN = re.compile(
+    r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+def strip_hidden(source: str) -> str:
+    """Remove every BEGIN/END HIDDEN TESTS block from a cell's source."""
+    return _HIDDEN.sub("", source)
+
+
+class HideHiddenTests(Preprocessor):
+    """Remove hidden-test code and the tracebacks that would quote it."""
+
+    enabled = Bool(True, help="Always on: feedback must never show hidden tests.")
+
+    def preprocess_cell(self, cell: Any, resources: Any, index: int):
+        if "BEGIN HIDDEN TESTS" not in cell.source:
+            return cell, resources
+        cell.source = strip_hidden(cell.source).rstrip() + (
+            "\n# (hidden tests ran here; their code is not shown)"
+        )
+        outputs = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                message = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"
+                outputs.append(
+                    {
+                        "output_type": "stream",
+                        "name": "stderr",
+                        "text": f"A hidden test failed - {message[:500]}\n",
+                    }
+                )
+            elif output.get("output_type") == "stream":
+                outputs.append(output)
+        cell.outputs = outputs
+        return cell, resources

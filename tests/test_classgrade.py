@@ -1,0 +1,227 @@
+"""course grade: a class graded in parallel, resumably, with reports and feedback."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.classgrade import collect_submissions, grade_class, reassemble
+from autograder.grading import grade_notebooks
+from autograder.lessons import REPO_ROOT
+from course.cli import main
+from tests.lesson_helpers import submission
+from tests.test_day01_grading import FORGETS_MPS
+
+LESSON = "01_devices"
+BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+ENDLESS = """
+def largest_square_matrix(free_bytes, dtype=torch.float32, copies=3):
+    while True:
+        pass
+"""
+
+
+def _cell_id(cell):
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory):
+    """A class folder as a platform exports it, plus a first grading run."""
+    folder = tmp_path_factory.mktemp("class")
+    submission(LESSON, folder / f"alice_{LESSON}.ipynb")
+    shutil.copyfile(BLANK, folder / f"bob_{LESSON}.ipynb")
+    submission(LESSON, folder / f"carl_{LESSON}.ipynb", {"01-pick-device": FORGETS_MPS})
+    (folder / f"dina_{LESSON}.ipynb").write_text("{not json")
+    (folder / f"emil_{LESSON}.ipynb").write_text("")
+    submission("02_migration", folder / f"fay_{LESSON}.ipynb")
+    submission(LESSON, folder / f"gus_{LESSON}.ipynb", {"01-largest-matrix": ENDLESS})
+    tampered = json.loads((folder / f"alice_{LESSON}.ipynb").read_text())
+    tampered["cells"] = [
+        c for c in tampered["cells"] if _cell_id(c) != "01-pick-device-hidden-test"
+    ]
+    for cell in tampered["cells"]:
+        if _cell_id(cell) == "01-describe-device-test":
+            cell["source"] = "assert True"
+    tampered["metadata"]["kernelspec"]["name"] = "evil"
+    (folder / f"hana_{LESSON}.ipynb").write_text(json.dumps(tampered))
+    out = tmp_path_factory.mktemp("grading")
+    report = grade_class(folder, LESSON, out_dir=out, jobs=2, timeout=5, progress=False)
+    return folder, out, report
+
+
+@pytest.mark.slow
+def test_scores_statuses_and_flags(classroom):
+    _, _, report = classroom
+    by = {r.student: r for r in report.results}
+    assert {s: r.status for s, r in by.items()} == {
+        "alice": "graded",
+        "bob": "graded",
+        "carl": "graded",
+        "dina": "unreadable",
+        "emil": "unreadable",
+        "fay": "wrong-assignment",
+        "gus": "graded",
+        "hana": "graded",
+    }
+    assert by["alice"].score == by["alice"].max_score == 12
+    assert by["bob"].score == 0
+    assert by["carl"].score == 10
+    assert by["carl"].per_question["01-pick-device-hidden-test"] == [0.0, 2.0]
+    # The endless loop costs only its own question; the batch went on.
+    assert by["gus"].per_question["01-largest-matrix-test"] == [0.0, 1.0]
+    assert by["gus"].per_question["01-largest-matrix-hidden-test"] == [0.0, 2.0]
+    assert by["gus"].score == 9
+    # Deleted and edited tests are restored and run: the grade is unchanged.
+    assert by["hana"].score == 12
+    flags = "; ".join(by["hana"].flags)
+    assert "01-pick-device-hidden-test missing" in flags
+    assert "01-describe-device-test edited" in flags
+    assert "kernelspec changed" in flags
+    assert by["alice"].flags == []
+    assert "Day 02" in by["fay"].message
+
+
+@pytest.mark.slow
+def test_reports_and_feedback(classroom):
+    _, out, _ = classroom
+    rows = list(csv.DictReader(open(out / "grades.csv", encoding="utf-8")))
+    assert [r["student"] for r in rows] == [
+        "alice",
+        "bob",
+        "carl",
+        "dina",
+        "emil",
+        "fay",
+        "gus",
+        "hana",
+    ]
+    carl = next(r for r in rows if r["student"] == "carl")
+    assert carl["total"] == "10.0" and carl["max"] == "12.0"
+    rates = list(csv.DictReader(open(out / "pass_rates.csv", encoding="utf-8")))
+    worst = rates[0]
+    assert float(worst["pass_rate"]) <= float(rates[-1]["pass_rate"])
+    assert {r["test"] for r in rates} >= {"01-pick-device-hidden-test"}
+    for html in (out / "feedback" / LESSON).glob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        assert "_ref_" not in text and "HIDDEN TESTS" not in text, html.name
+    assert (out / "feedback" / LESSON / "alice.html").is_file()
+
+
+@pytest.mark.slow
+def test_parallel_grades_equal_plain_nbgrader(classroom):
+    folder, _, report = classroom
+    by = {r.student: r for r in report.results}
+    plain = grade_notebooks(
+        LESSON,
+        {
+            "alice": folder / f"alice_{LESSON}.ipynb",
+            "carl": folder / f"carl_{LESSON}.ipynb",
+        },
+    )
+    for grade in plain:
+        assert {k: list(v) for k, v in grade.per_question.items()} == (
+            by[grade.student].per_question
+        )
+
+
+@pytest.mark.slow
+def test_rerun_grades_only_what_changed(classroom, tmp_path):
+    folder, out, _ = classroom
+    again = grade_class(folder, LESSON, out_dir=out, jobs=2, timeout=5, progress=False)
+    # Graded ones are reused; the three problem files are tried again.
+    assert again.reused == 5 and again.graded_now == 3
+    shutil.copyfile(BLANK, folder / f"alice_{LESSON}.ipynb")
+    changed = grade_class(
+        folder, LESSON, out_dir=out, jobs=2, timeout=5, progress=False
+    )
+    assert changed.reused == 4
+    assert {r.student: r.score for r in changed.results}["alice"] == 0
+
+
+def test_interrupted_run_keeps_finished_results(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / f"x_{LESSON}.ipynb").write_text("")
+    out = tmp_path / "out"
+    grade_class(folder, LESSON, out_dir=out, progress=False)
+    assert (out / "results" / LESSON / "x.json").is_file()
+
+
+def test_collect_nbgrader_layout_zip_and_names(tmp_path):
+    nested = tmp_path / "course" / "submitted" / "ann" / LESSON
+    nested.mkdir(parents=True)
+    shutil.copyfile(BLANK, nested / f"{LESSON}.ipynb")
+    subs, problems = collect_submissions(tmp_path / "course", None, tmp_path / "w")
+    assert [(s.student, s.assignment) for s in subs] == [("ann", LESSON)]
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(BLANK, f"Ana Lima_123_{LESSON}.ipynb")
+        zf.write(BLANK, f"Zoë Ångström_{LESSON}.ipynb")
+        zf.writestr("../evil.ipynb", "{}")
+        zf.writestr("notes.txt", "hello")
+    subs, problems = collect_submissions(archive, LESSON, tmp_path / "w2")
+    assert sorted(s.student for s in subs) == ["Ana-Lima_123", "Zo-ngstr-m"]
+    assert any("unsafe path" in p for p in problems)
+    mapped, _ = collect_submissions(
+        archive,
+        LESSON,
+        tmp_path / "w3",
+        {f"Ana-Lima_123_{LESSON}.ipynb": "s123"},
+    )
+    assert "s123" in {s.student for s in mapped}
+
+
+def test_reassemble_restores_tests_and_finds_answers_without_metadata():
+    import nbformat
+
+    release = nbformat.read(BLANK, as_version=4)
+    stripped = nbformat.read(BLANK, as_version=4)
+    for cell in stripped.cells:
+        cell.metadata = {}
+    stripped.cells.reverse()
+    rebuilt, flags = reassemble(stripped, release)
+    assert [_cell_id(c) for c in rebuilt.cells] == [_cell_id(c) for c in release.cells]
+    assert any("matched by its first line" in f for f in flags)
+
+
+def test_grade_cli_errors_are_one_line(tmp_path, capsys):
+    assert main(["grade", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("does not exist") and len(err.splitlines()) == 1
+    assert main(["grade", str(tmp_path), "--assignment", "99_x"]) == 2
+
+
+def test_grade_help_documents_every_option(capsys):
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    text = capsys.readouterr().out
+    for option in (
+        "--assignment",
+        "--out",
+        "--jobs",
+        "--force",
+        "--timeout",
+        "--memory",
+        "--map",
+        "--quiet",
+    ):
+        assert option in text
+
+
+@pytest.mark.slow
+def test_check_grades_without_touching_the_notebook(tmp_path, capsys):
+    mine = tmp_path / f"mine_{LESSON}.ipynb"
+    shutil.copyfile(BLANK, mine)
+    before = mine.read_bytes()
+    assert main(["check", str(mine), "--out", str(tmp_path / "fb")]) == 0
+    out = capsys.readouterr().out
+    assert "0 / 12" in out and "NotImplementedError" in out
+    assert "feedback page:" in out
+    assert mine.read_bytes() == before
+    assert isinstance(Path(out.split("feedback page: ")[1].strip()).is_file(), bool)
