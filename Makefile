@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 JOBS   ?= auto
 EXTRAS ?= dev,gpu
 
-.PHONY: venv demo test test-fast lint lab release release-check doctor bench-mlp grade check clean
+.PHONY: venv demo test test-fast lint lab release release-check doctor bench-mlp bench-grading grade check clean
 
 venv: $(STAMP)
 
@@ -54,6 +54,9 @@ grade: venv
 check: venv
 	@test -n "$(NB)" || (echo "usage: make check NB=path/to/your_notebook.ipynb"; exit 2)
 	$(PY) -m course check "$(NB)"
+
+bench-grading: venv
+	$(PY) -m autograder.bench_grading
 
 bench-mlp: venv
 	$(PY) -m autograder.bench_mlp

@@ -37,6 +37,7 @@ from typing import Any
 
 import nbformat
 
+from autograder import guard
 from autograder.feedback import strip_hidden
 from autograder.lessons import find_lesson, lesson_names
 
@@ -179,6 +180,12 @@ def _first_line(source: str) -> str:
     return ""
 
 
+def _guard_cell(kind: str, source: str, cell_id: str) -> Any:
+    cell = nbformat.v4.new_code_cell(source, metadata={"course_guard": kind})
+    cell["id"] = cell_id[:64]
+    return cell
+
+
 def _visible(source: str) -> str:
     """A cell's source without hidden tests and without blank-line differences."""
     lines = strip_hidden(source).strip().splitlines()
@@ -218,10 +225,19 @@ def reassemble(submitted: Any, release: Any) -> tuple[Any, list[str]]:
     ) == len(order):
         flags.append("cells reordered")
     rebuilt = nbformat.v4.new_notebook(metadata=release.metadata)
+    rebuilt.cells.append(
+        _guard_cell("install", guard.install_source(), "guard-install")
+    )
     for cell in release.cells:
         meta = cell.metadata.get("nbgrader", {})
         new = nbformat.from_dict(cell)
         grade_id = meta.get("grade_id")
+        if meta.get("grade"):
+            rebuilt.cells.append(
+                _guard_cell(
+                    "restore", guard.restore_source(), f"guard-before-{grade_id}"
+                )
+            )
         if meta.get("solution"):
             candidates = by_id.get(grade_id, [])
             if not candidates:
@@ -258,6 +274,12 @@ def reassemble(submitted: Any, release: Any) -> tuple[Any, list[str]]:
             elif any(c.get("cell_type") != cell.cell_type for c in original):
                 flags.append(f"cell type of {grade_id} changed (restored)")
         rebuilt.cells.append(new)
+        if meta.get("grade"):
+            rebuilt.cells.append(
+                _guard_cell(
+                    "report", guard.report_source(grade_id), f"guard-after-{grade_id}"
+                )
+            )
     kernel = submitted.get("metadata", {}).get("kernelspec", {}).get("name")
     if kernel and kernel != release.metadata.get("kernelspec", {}).get("name"):
         flags.append(f"kernelspec changed to {kernel!r} (reset)")
@@ -269,11 +291,19 @@ def reassemble(submitted: Any, release: Any) -> tuple[Any, list[str]]:
 
 
 def _limit_resources(memory_mb: int) -> None:
+    """Cap address space and file size; no address-space cap with an NVIDIA GPU.
+
+    CUDA reserves far more virtual address space than it uses, so an
+    address-space limit would stop every GPU kernel from starting.
+    """
+    if memory_mb <= 0 or os.path.exists("/dev/nvidia0"):
+        memory_mb = 0
     try:
         import resource
 
-        limit = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        if memory_mb:
+            limit = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         big = 512 * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (big, big))
     except (ImportError, ValueError, OSError):
@@ -288,7 +318,16 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 def grade_job(job: dict[str, Any]) -> dict[str, Any]:
-    """Grade one submission in its own job folder; write and return its Result."""
+    """Grade one submission in its own job folder; write and return its Result.
+
+    Returns what was written to its results file (timing included).
+    """
+    _grade_and_write(job)
+    path = Path(job["out"]) / "results" / job["assignment"] / f"{job['student']}.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _grade_and_write(job: dict[str, Any]) -> dict[str, Any]:
     import warnings
 
     from sqlalchemy.exc import SAWarning
@@ -345,6 +384,8 @@ def grade_job(job: dict[str, Any]) -> dict[str, Any]:
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(rebuilt, target)
         _limit_resources(job["memory_mb"])
+        for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[variable] = str(job["threads"])
         from nbgrader.api import Gradebook
         from nbgrader.apps import NbGraderAPI
         from nbgrader.coursedir import CourseDirectory
@@ -359,29 +400,37 @@ def grade_job(job: dict[str, Any]) -> dict[str, Any]:
         if not outcome.get("success"):
             result.message = (outcome.get("error") or outcome.get("log") or "")[-500:]
             return asdict(result)
+        graded = jobdir / "autograded" / sub.student / sub.assignment
+        executed = nbformat.read(graded / f"{sub.assignment}.ipynb", as_version=4)
+        finished = guard.verdicts(executed)
+        result.hints = _failure_hints(executed)
         with Gradebook(api.coursedir.db_url) as gradebook:
             nb = gradebook.find_submission_notebook(
                 sub.assignment, sub.assignment, sub.student
             )
+            for grade in nb.grades:
+                if float(grade.score) > 0 and not finished.get(grade.name, False):
+                    # The test never finished: withdraw its points, in the
+                    # gradebook too, so the feedback page says the same.
+                    grade.auto_score = 0.0
+                    grade.manual_score = None
+                    result.hints.setdefault(grade.name, "the test did not finish")
+                    result.flags.append(
+                        f"{grade.name}: points withdrawn, the test did not finish "
+                        "(kernel died or exited, or its error was hidden)"
+                    )
+            gradebook.db.commit()
             result.score, result.max_score = float(nb.score), float(nb.max_score)
             result.per_question = {
                 g.name: [float(g.score), float(g.max_score)] for g in nb.grades
             }
-        graded = jobdir / "autograded" / sub.student / sub.assignment
-        result.hints = _failure_hints(graded / f"{sub.assignment}.ipynb")
-        feedback = api.generate_feedback(sub.assignment, sub.student, force=True)
-        html = (
-            jobdir
-            / "feedback"
-            / sub.student
-            / sub.assignment
-            / f"{sub.assignment}.html"
+        out = Path(job["out"]) / "feedback" / sub.assignment / f"{sub.student}.html"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        html = _render_feedback(
+            executed, api.coursedir.db_url, sub.student, sub.assignment
         )
-        if feedback.get("success") and html.is_file():
-            out = Path(job["out"]) / "feedback" / sub.assignment / f"{sub.student}.html"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(html, out)
-            result.feedback = str(out)
+        out.write_text(html, encoding="utf-8")
+        result.feedback = str(out)
         result.status = "graded"
         return asdict(result)
     except Exception as exc:  # never let one submission stop the batch
@@ -396,12 +445,49 @@ def grade_job(job: dict[str, Any]) -> dict[str, Any]:
         shutil.rmtree(jobdir, ignore_errors=True)
 
 
-def _failure_hints(path: Path) -> dict[str, str]:
+_EXPORTER: Any = None
+
+
+def _render_feedback(executed: Any, db_url: str, student: str, assignment: str) -> str:
+    """nbgrader's feedback page, from an exporter built once per worker process."""
+    global _EXPORTER
+    if _EXPORTER is None:
+        import nbgrader
+        from nbconvert import HTMLExporter
+        from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+        from nbgrader.preprocessors import GetGrades
+        from traitlets.config import Config
+
+        from autograder.feedback import HideHiddenTests
+
+        formgrader = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
+        config = Config()
+        config.HTMLExporter.template_name = "feedback"
+        config.HTMLExporter.extra_template_basedirs = [str(formgrader / "templates")]
+        config.HTMLExporter.extra_template_paths = [
+            str(formgrader / "static" / "node_modules" / "bootstrap" / "dist" / "css")
+        ]
+        config.Exporter.default_preprocessors = []
+        _EXPORTER = HTMLExporter(config=config)
+        for preprocessor in (GetGrades, CSSHTMLHeaderPreprocessor, HideHiddenTests):
+            _EXPORTER.register_preprocessor(preprocessor(), enabled=True)
+    resources = {
+        "unique_key": assignment,
+        "nbgrader": {
+            "student": student,
+            "assignment": assignment,
+            "notebook": assignment,
+            "db_url": db_url,
+        },
+    }
+    html, _ = _EXPORTER.from_notebook_node(executed, resources=resources)
+    return html
+
+
+def _failure_hints(notebook: Any) -> dict[str, str]:
     """For each failing test cell, the error's type and message (no traceback)."""
     hints = {}
-    if not path.is_file():
-        return hints
-    for cell in nbformat.read(path, as_version=4).cells:
+    for cell in notebook.cells:
         meta = cell.metadata.get("nbgrader", {})
         if not meta.get("grade") or cell.cell_type != "code":
             continue
@@ -537,6 +623,9 @@ def grade_class(
         shutil.rmtree(released.parent, ignore_errors=True)
         templates[lesson] = (template_dir, release)
     jobs = jobs or os.cpu_count() or 1
+    # Kernels side by side must not each start one math thread per core: the
+    # oversubscribed threads spin against each other and grading crawls.
+    threads = max(1, (os.cpu_count() or 1) // min(jobs, max(len(todo), 1)))
     bar = Progress(len(todo), enabled=progress)
     payloads = [
         {
@@ -550,6 +639,7 @@ def grade_class(
             "out": str(out_dir),
             "timeout": timeout,
             "memory_mb": memory_mb,
+            "threads": threads,
         }
         for s in todo
     ]

@@ -31,6 +31,11 @@ class HideHiddenTests(Preprocessor):
 
     enabled = Bool(True, help="Always on: feedback must never show hidden tests.")
 
+    def preprocess(self, nb: Any, resources: Any):
+        """Also drop the grader's own guard cells (see autograder.guard)."""
+        nb.cells = [c for c in nb.cells if "course_guard" not in c.get("metadata", {})]
+        return super().preprocess(nb, resources)
+
     def preprocess_cell(self, cell: Any, resources: Any, index: int):
         if "BEGIN HIDDEN TESTS" not in cell.source:
             return cell, resources

@@ -48,6 +48,7 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from autograder.classgrade import grade_class
     from autograder.execute import run_script
     from autograder.grading import grade_notebooks
     from autograder.lessons import (
@@ -57,22 +58,23 @@ def _demo(args: argparse.Namespace) -> int:
         write_notebook,
     )
     from autograder.release import release
+    from autograder.samples import compare, expected_score, write_samples
     from course.doctor import doctor_text
 
     lesson = find_lesson(args.lesson).stem
-    print("== 1/4 environment (course doctor)")
+    print("== 1/5 environment (course doctor)")
     print(doctor_text())
-    print("\n== 2/4 release: solutions/ -> notebooks/ (student edition)")
+    print("\n== 2/5 release: solutions/ -> notebooks/ (student edition)")
     start = time.perf_counter()
     release()
     print(f"released in {time.perf_counter() - start:.1f} s")
-    print(f"\n== 3/4 run {lesson}'s solution top to bottom, as a script")
+    print(f"\n== 3/5 run {lesson}'s solution top to bottom, as a script")
     run = run_script(lesson)
     print(run.output.rstrip()[-1500:] if not run.ok else f"ok in {run.seconds:.1f} s")
     if not run.ok:
         print(f"FAILED: {lesson} did not run to the end.")
         return 1
-    print(f"\n== 4/4 grade two submissions of {lesson} with nbgrader autograde")
+    print(f"\n== 4/5 grade two submissions of {lesson} with nbgrader autograde")
     with tempfile.TemporaryDirectory() as tmp:
         reference = Path(tmp) / "reference.ipynb"
         write_notebook(source_to_notebook(find_lesson(lesson)), reference)
@@ -83,15 +85,34 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"{'student':<16} {'lesson':<22} score")
     for grade in grades:
         print(grade)
-    expected = {"reference": grades[0].max_score, "blank": 0.0}
-    wrong = [g for g in grades if g.score != expected[g.student]]
-    if wrong:
+    if [g.score for g in grades] != [grades[0].max_score, 0.0]:
         print("UNEXPECTED: the reference must get full marks and the blank zero.")
         return 1
-    print(
-        "\nAs expected: the reference solution gets full marks, the blank "
-        "student notebook gets zero."
-    )
+    if args.skip_samples:
+        return 0
+    print("\n== 5/5 grade every sample submission with `course grade` (parallel)")
+    with tempfile.TemporaryDirectory() as tmp:
+        samples = write_samples(Path(tmp) / "samples")
+        report = grade_class(Path(tmp) / "samples", out_dir=Path(tmp) / "grading")
+        rates = (Path(tmp) / "grading" / "pass_rates.csv").read_text().splitlines()
+    print(f"{'student':<26} {'lesson':<24} {'score':>7} {'expected':>8}  status")
+    by_key = {(r.student, r.assignment): r for r in report.results}
+    for s in samples:
+        r = by_key[(s.student, s.lesson)]
+        print(
+            f"{s.student:<26} {s.lesson:<24} {r.score:>7g} {expected_score(s):>8g}"
+            f"  {r.status}{' (tampering flagged)' if r.flags else ''}"
+        )
+    print("\nhardest tests (pass rate across the samples):")
+    for line in rates[1:6]:
+        print("  " + line)
+    print("\n" + report.summary().splitlines()[0])
+    problems = compare(samples, report.results)
+    for problem in problems:
+        print("UNEXPECTED: " + problem)
+    if problems:
+        return 1
+    print(f"All {len(samples)} samples scored exactly as expected.")
     return 0
 
 
@@ -211,7 +232,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=int, default=60, help="seconds per cell (default 60)"
     )
     grade.add_argument(
-        "--memory", type=int, default=4096, help="MiB per grading process"
+        "--memory",
+        type=int,
+        default=4096,
+        help="address-space cap in MiB per grading process (0: none; not applied "
+        "on machines with an NVIDIA GPU, where CUDA needs a large address space)",
     )
     grade.add_argument("--map", help="CSV of file name,student id for loose files")
     grade.add_argument("--quiet", action="store_true", help="no progress output")
@@ -236,6 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="doctor, release, run a lesson, and grade its reference and blank copies",
     )
     demo.add_argument("--lesson", default="01_devices", help="lesson to demonstrate")
+    demo.add_argument(
+        "--skip-samples", action="store_true", help="skip grading the sample class"
+    )
     demo.set_defaults(func=_demo)
     return parser
 

@@ -13,9 +13,9 @@ import pytest
 from autograder.classgrade import collect_submissions, grade_class, reassemble
 from autograder.grading import grade_notebooks
 from autograder.lessons import REPO_ROOT
+from autograder.samples.answers import FORGETS_MPS
 from course.cli import main
 from tests.lesson_helpers import submission
-from tests.test_day01_grading import FORGETS_MPS
 
 LESSON = "01_devices"
 BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
@@ -144,13 +144,26 @@ def test_rerun_grades_only_what_changed(classroom, tmp_path):
     assert {r.student: r.score for r in changed.results}["alice"] == 0
 
 
-def test_interrupted_run_keeps_finished_results(tmp_path):
+@pytest.mark.slow
+def test_interrupted_run_loses_no_finished_grade(tmp_path, monkeypatch):
     folder = tmp_path / "in"
     folder.mkdir()
-    (folder / f"x_{LESSON}.ipynb").write_text("")
+    for student in ("ina", "jon"):
+        shutil.copyfile(BLANK, folder / f"{student}_{LESSON}.ipynb")
     out = tmp_path / "out"
-    grade_class(folder, LESSON, out_dir=out, progress=False)
-    assert (out / "results" / LESSON / "x.json").is_file()
+
+    def interrupt(self, result):
+        raise KeyboardInterrupt  # Ctrl-C right after the first result arrives
+
+    monkeypatch.setattr("autograder.classgrade.Progress.update", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        grade_class(folder, LESSON, out_dir=out, jobs=1, progress=False)
+    saved = sorted(p.stem for p in (out / "results" / LESSON).glob("*.json"))
+    assert "ina" in saved or "jon" in saved
+    monkeypatch.undo()
+    again = grade_class(folder, LESSON, out_dir=out, jobs=1, progress=False)
+    assert again.reused == len(saved) and again.graded_now == 2 - len(saved)
+    assert {r.student: r.score for r in again.results} == {"ina": 0.0, "jon": 0.0}
 
 
 def test_collect_nbgrader_layout_zip_and_names(tmp_path):
@@ -186,7 +199,17 @@ def test_reassemble_restores_tests_and_finds_answers_without_metadata():
         cell.metadata = {}
     stripped.cells.reverse()
     rebuilt, flags = reassemble(stripped, release)
-    assert [_cell_id(c) for c in rebuilt.cells] == [_cell_id(c) for c in release.cells]
+    graded = [c for c in rebuilt.cells if "course_guard" not in c.metadata]
+    assert [_cell_id(c) for c in graded] == [_cell_id(c) for c in release.cells]
+    guards = [
+        c.metadata["course_guard"]
+        for c in rebuilt.cells
+        if "course_guard" in c.metadata
+    ]
+    assert (
+        guards[0] == "install"
+        and guards.count("report") == guards.count("restore") == 8
+    )
     assert any("matched by its first line" in f for f in flags)
 
 

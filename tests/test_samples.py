@@ -1,0 +1,85 @@
+"""Every shipped sample submission gets exactly the score written next to it.
+
+One `course grade` run over all samples of all lessons (a platform-style export
+of about fifty notebooks): references full marks, blank notebooks zero, each
+mistake and each cheating attempt exactly the points it deserves, tampering
+flagged, broken files reported, and nothing written outside the output folder.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+
+import pytest
+
+from autograder.classgrade import grade_class
+from autograder.lessons import REPO_ROOT
+from autograder.samples import all_samples, compare, expected_score, write_samples
+
+
+def _tree_state(root):
+    return {
+        str(p.relative_to(root)): p.stat().st_mtime_ns
+        for p in root.rglob("*")
+        if p.is_file()
+        and ".git" not in p.parts
+        and "__pycache__" not in p.parts
+        and ".pytest_cache" not in p.parts
+        and ".venv" not in p.parts
+    }
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("samples")
+    samples = write_samples(folder)
+    out = tmp_path_factory.mktemp("grading")
+    before = _tree_state(REPO_ROOT)
+    report = grade_class(folder, out_dir=out, jobs=os.cpu_count(), progress=False)
+    after = _tree_state(REPO_ROOT)
+    return samples, report, out, before, after, folder
+
+
+@pytest.mark.slow
+def test_every_sample_scores_exactly_as_expected(graded):
+    samples, report, *_ = graded
+    assert compare(samples, report.results) == []
+
+
+@pytest.mark.slow
+def test_samples_cover_every_lesson_and_every_attack(graded):
+    samples, *_ = graded
+    lessons = {s.lesson for s in samples}
+    assert len(lessons) == len(
+        {p.parent.name for p in (REPO_ROOT / "solutions").glob("*/*.py")}
+    )
+    for lesson in lessons:
+        kinds = [s.kind for s in samples if s.lesson == lesson]
+        assert kinds.count("reference") == 1 and kinds.count("blank") == 1
+        assert kinds.count("mistake") >= 2, lesson
+    kinds = {s.kind for s in samples}
+    assert {"adversarial", "tampered", "broken"} <= kinds
+
+
+@pytest.mark.slow
+def test_expected_csv_matches_the_samples(graded):
+    samples, _, _, _, _, folder = graded
+    rows = list(csv.DictReader(open(folder / "expected.csv", encoding="utf-8")))
+    assert len(rows) == len(samples)
+    for row, sample in zip(rows, samples):
+        assert float(row["expected_score"]) == expected_score(sample)
+
+
+@pytest.mark.slow
+def test_grading_writes_nothing_outside_its_output_folder(graded):
+    *_, before, after, _ = graded
+    assert before == after
+
+
+def test_sample_list_is_consistent():
+    samples = all_samples()
+    keys = [(s.student, s.lesson) for s in samples]
+    assert len(keys) == len(set(keys)), "two samples share a student id"
+    for s in samples:
+        assert s.why
