@@ -19,14 +19,14 @@ from autograder.samples import all_samples, compare, expected_score, write_sampl
 
 
 def _tree_state(root):
+    """Modification times of the project's own files (caches and tools' dot-folders
+    such as .venv, .git or .hypothesis, which other tests may touch, excluded)."""
     return {
         str(p.relative_to(root)): p.stat().st_mtime_ns
         for p in root.rglob("*")
         if p.is_file()
-        and ".git" not in p.parts
+        and not any(part.startswith(".") for part in p.relative_to(root).parts[:-1])
         and "__pycache__" not in p.parts
-        and ".pytest_cache" not in p.parts
-        and ".venv" not in p.parts
     }
 
 
