@@ -29,7 +29,7 @@ import shutil
 import sys
 import time
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -327,7 +327,8 @@ def grade_job(job: dict[str, Any]) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _grade_and_write(job: dict[str, Any]) -> dict[str, Any]:
+def _grade_and_write(job: dict[str, Any]) -> None:
+    """Grade one job and write its result file, whatever happens."""
     import warnings
 
     from sqlalchemy.exc import SAWarning
@@ -357,7 +358,7 @@ def _grade_and_write(job: dict[str, Any]) -> dict[str, Any]:
             result.message = f"not a readable notebook: {type(exc).__name__}: {exc}"[
                 :300
             ]
-            return asdict(result)
+            return
         ids = {
             c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
             for c in submitted.cells
@@ -369,7 +370,7 @@ def _grade_and_write(job: dict[str, Any]) -> dict[str, Any]:
             result.message = (
                 f"this notebook belongs to Day {other}, not {sub.assignment}"
             )
-            return asdict(result)
+            return
         rebuilt, result.flags = reassemble(submitted, release)
         if jobdir.exists():
             shutil.rmtree(jobdir)
@@ -399,7 +400,7 @@ def _grade_and_write(job: dict[str, Any]) -> dict[str, Any]:
         outcome = api.autograde(sub.assignment, sub.student, force=True, create=True)
         if not outcome.get("success"):
             result.message = (outcome.get("error") or outcome.get("log") or "")[-500:]
-            return asdict(result)
+            return
         graded = jobdir / "autograded" / sub.student / sub.assignment
         executed = nbformat.read(graded / f"{sub.assignment}.ipynb", as_version=4)
         finished = guard.verdicts(executed)
@@ -432,10 +433,10 @@ def _grade_and_write(job: dict[str, Any]) -> dict[str, Any]:
         out.write_text(html, encoding="utf-8")
         result.feedback = str(out)
         result.status = "graded"
-        return asdict(result)
+        return
     except Exception as exc:  # never let one submission stop the batch
         result.message = f"{type(exc).__name__}: {exc}"[:500]
-        return asdict(result)
+        return
     finally:
         result.seconds = time.perf_counter() - start
         data = asdict(result)
@@ -581,7 +582,6 @@ def grade_class(
     memory_mb: int = DEFAULT_MEMORY_MB,
     name_map: dict[str, str] | None = None,
     progress: bool = True,
-    executor_factory: Callable[[int], Any] | None = None,
 ) -> ClassReport:
     """Grade every submission in ``source``; write results, CSVs and feedback.
 
@@ -644,8 +644,7 @@ def grade_class(
         for s in todo
     ]
     if payloads:
-        factory = executor_factory or (lambda n: ProcessPoolExecutor(max_workers=n))
-        with factory(min(jobs, len(payloads))) as pool:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(payloads))) as pool:
             futures = [pool.submit(grade_job, p) for p in payloads]
             for future in as_completed(futures):
                 result = Result(**future.result())

@@ -16,15 +16,8 @@ from typing import Any
 from autograder.lessons import find_lesson, source_to_notebook
 
 
-def lesson_namespace(
-    lesson: str, *, env: dict[str, str] | None = None
-) -> dict[str, Any]:
+def lesson_namespace(lesson: str) -> dict[str, Any]:
     """Execute lesson ``lesson``'s non-test code cells and return its globals.
-
-    Args:
-        env: environment variables set while the lesson runs (for example a
-            smaller ``NUM_EPOCHS`` is not possible this way; lessons read
-            ``COURSE_FORCE_CPU`` and ``MPLBACKEND``).
 
     Raises:
         RuntimeError: a cell failed; the message names the cell and shows the
@@ -33,33 +26,18 @@ def lesson_namespace(
     source = find_lesson(lesson)
     notebook = source_to_notebook(source)
     namespace: dict[str, Any] = {"__name__": f"lesson_{source.stem}"}
-    saved = {key: os.environ.get(key) for key in (env or {})}
-    os.environ.update(env or {})
     os.environ.setdefault("MPLBACKEND", "Agg")
     output = io.StringIO()
-    try:
-        for index, cell in enumerate(notebook.cells):
-            if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get(
-                "grade"
-            ):
-                continue
-            try:
-                with contextlib.redirect_stdout(output):
-                    exec(
-                        compile(
-                            cell.source, f"{source.name}[cell {index + 1}]", "exec"
-                        ),
-                        namespace,
-                    )
-            except Exception as exc:
-                raise RuntimeError(
-                    f"{source.name}, cell {index + 1} failed: {exc!r}\n"
-                    f"{output.getvalue()[-2000:]}"
-                ) from exc
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade"):
+            continue
+        try:
+            with contextlib.redirect_stdout(output):
+                code = compile(cell.source, f"{source.name}[cell {index + 1}]", "exec")
+                exec(code, namespace)
+        except Exception as exc:
+            raise RuntimeError(
+                f"{source.name}, cell {index + 1} failed: {exc!r}\n"
+                f"{output.getvalue()[-2000:]}"
+            ) from exc
     return namespace

@@ -51,7 +51,9 @@ def classroom(tmp_path_factory):
     tampered["metadata"]["kernelspec"]["name"] = "evil"
     (folder / f"hana_{LESSON}.ipynb").write_text(json.dumps(tampered))
     out = tmp_path_factory.mktemp("grading")
-    report = grade_class(folder, LESSON, out_dir=out, jobs=2, timeout=5, progress=False)
+    report = grade_class(
+        folder, LESSON, out_dir=out, jobs=2, timeout=10, progress=False
+    )
     return folder, out, report
 
 
@@ -133,12 +135,12 @@ def test_parallel_grades_equal_plain_nbgrader(classroom):
 @pytest.mark.slow
 def test_rerun_grades_only_what_changed(classroom, tmp_path):
     folder, out, _ = classroom
-    again = grade_class(folder, LESSON, out_dir=out, jobs=2, timeout=5, progress=False)
+    again = grade_class(folder, LESSON, out_dir=out, jobs=2, timeout=10, progress=False)
     # Graded ones are reused; the three problem files are tried again.
     assert again.reused == 5 and again.graded_now == 3
     shutil.copyfile(BLANK, folder / f"alice_{LESSON}.ipynb")
     changed = grade_class(
-        folder, LESSON, out_dir=out, jobs=2, timeout=5, progress=False
+        folder, LESSON, out_dir=out, jobs=2, timeout=10, progress=False
     )
     assert changed.reused == 4
     assert {r.student: r.score for r in changed.results}["alice"] == 0
