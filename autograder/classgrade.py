@@ -37,7 +37,7 @@ from typing import Any
 
 import nbformat
 
-from autograder import guard
+from autograder import guard, warmkernel
 from autograder.feedback import strip_hidden
 from autograder.lessons import find_lesson, lesson_names
 
@@ -394,6 +394,7 @@ def _grade_and_write(job: dict[str, Any]) -> None:
         from autograder.scratch import _put_python_on_path, course_config
 
         _put_python_on_path()
+        warmkernel.install(job.get("warm", True))
         config = course_config(jobdir)
         config.Execute.timeout = job["timeout"]
         api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
@@ -582,6 +583,7 @@ def grade_class(
     memory_mb: int = DEFAULT_MEMORY_MB,
     name_map: dict[str, str] | None = None,
     progress: bool = True,
+    warm: bool = True,
 ) -> ClassReport:
     """Grade every submission in ``source``; write results, CSVs and feedback.
 
@@ -612,16 +614,19 @@ def grade_class(
     reused = len(results)
     from autograder.scratch import ScratchCourse
 
+    # One template course for every assignment: one gradebook to create (nbgrader
+    # spends seconds on each new one), copied into each job folder.
     templates: dict[str, tuple[Path, Path]] = {}
+    template_dir = work / "templates" / "course"
+    if template_dir.exists():
+        shutil.rmtree(template_dir)
+    template = ScratchCourse(template_dir, keep=True)
     for lesson in sorted({sub.assignment for sub in todo}):
-        template_dir = work / "templates" / lesson
-        if template_dir.exists():
-            shutil.rmtree(template_dir)
-        released = ScratchCourse(template_dir, keep=True).generate(lesson)
+        released = template.generate(lesson)
         release = work / "templates" / f"{lesson}.release.ipynb"
         shutil.copyfile(released / f"{lesson}.ipynb", release)
-        shutil.rmtree(released.parent, ignore_errors=True)
         templates[lesson] = (template_dir, release)
+    shutil.rmtree(template_dir / "notebooks", ignore_errors=True)
     jobs = jobs or os.cpu_count() or 1
     # Kernels side by side must not each start one math thread per core: the
     # oversubscribed threads spin against each other and grading crawls.
@@ -640,6 +645,7 @@ def grade_class(
             "timeout": timeout,
             "memory_mb": memory_mb,
             "threads": threads,
+            "warm": warm,
         }
         for s in todo
     ]

@@ -1,0 +1,339 @@
+"""Warm kernels: a fresh kernel per notebook without paying for imports each time.
+
+Every graded notebook needs its own kernel, and most of a kernel's life is spent
+importing torch, NumPy, scikit-learn and IPython (about 4 s of the 7 s a Day
+notebook takes on a 2-core laptop). A :class:`KernelServer` is a helper process
+that imports those once and then, on request, forks a child that becomes an
+ordinary IPython kernel: a new process, in its own session, with the job's
+working folder, environment and limits, sharing nothing with the kernels before
+it. Only the already-imported, untouched modules come for free.
+
+What is *not* preloaded, so that the kernel behaves exactly as a cold one:
+``matplotlib.pyplot`` and the inline backend (they hook into the running IPython
+shell when first imported), CuPy and anything that would initialise CUDA (a
+forked child cannot use a CUDA context made by its parent).
+
+Linux only (``fork`` after these imports is not safe on macOS); elsewhere, or if
+the server fails in any way, kernels are launched the usual way. Grades do not
+depend on the mode: the same cells run in a fresh interpreter state.
+
+Run as ``python -m autograder.warmkernel``: the server, talking JSON lines on
+stdin/stdout. Workers start it through :func:`install`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+#: Modules imported once by the server. Order matters only for speed.
+PRELOAD = (
+    "numpy",
+    "torch",
+    "torch.nn",
+    "sklearn.datasets",
+    "sklearn.linear_model",
+    "sklearn.model_selection",
+    "sklearn.preprocessing",
+    "matplotlib",
+    "matplotlib.figure",
+    "matplotlib.axes",
+    "IPython",
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "course.backend",
+    "course.checks",
+    "course.data",
+    "course.devices",
+    "course.fakecupy",
+    "course.recorded",
+    "course.simulate",
+    "course.sync",
+    "course.timing",
+)
+
+#: Environment variables that differ from kernel to kernel. Any other variable
+#: may have been read by a preloaded module at import time (thread counts,
+#: MPLBACKEND, COURSE_FORCE_CPU...), so a server only serves kernels whose
+#: environment is otherwise the one it was started with.
+PER_KERNEL_ENV = ("JPY_",)
+
+_INLINE = "module://matplotlib_inline.backend_inline"
+_exit = os._exit  # kept before any kernel code can replace os._exit
+
+
+def supported() -> bool:
+    """Whether this platform can fork warm kernels safely."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def _frozen(env: dict[str, str]) -> dict[str, str]:
+    values = {k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)}
+    if not values.get("MPLBACKEND"):
+        values["MPLBACKEND"] = _INLINE  # what ipykernel sets when it is unset
+    return values
+
+
+# The server process.
+
+
+def serve() -> None:
+    """Preload, then fork one kernel per request line until stdin closes."""
+    if sys.path and Path(sys.path[0] or ".").resolve() == Path.cwd():
+        del sys.path[0]  # as ipykernel_launcher does; IPython adds it back
+    if not os.environ.get("MPLBACKEND"):
+        os.environ["MPLBACKEND"] = _INLINE
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a missing extra only costs speed
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the worker's to handle
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels are reaped at once
+    requests = sys.stdin
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # a stray print must not corrupt the reply channel
+    replies.write(json.dumps({"ready": os.getpid()}) + "\n")
+    replies.flush()
+    for line in requests:
+        try:
+            request = json.loads(line)
+            pid = os.fork()
+        except Exception as exc:  # noqa: BLE001 - tell the worker, keep serving
+            replies.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
+            replies.flush()
+            continue
+        if pid == 0:
+            replies.close()
+            _become_kernel(request)
+        replies.write(json.dumps({"pid": pid}) + "\n")
+        replies.flush()
+
+
+def _become_kernel(request: dict[str, Any]) -> None:
+    """In the forked child: turn into an IPython kernel; never returns."""
+    code = 1
+    try:
+        os.setsid()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()  # a cold kernel seeds from the OS
+        import ipykernel_launcher
+
+        sys.argv = [ipykernel_launcher.__file__, *request["argv"]]
+        from ipykernel.kernelapp import IPKernelApp
+
+        app = IPKernelApp.instance()
+        # read from the environment when ipykernel was imported, in the server
+        app.parent_handle = int(os.environ.get("JPY_PARENT_PID") or 0)
+        app.initialize(request["argv"])
+        app.start()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    except BaseException:  # noqa: BLE001 - report, then leave like a crashed kernel
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001
+            pass
+        _exit(code)
+
+
+# The worker side.
+
+
+class ForkedKernel:
+    """The parts of :class:`subprocess.Popen` that jupyter_client uses.
+
+    The kernel is the server's child, not ours: its exit is seen by probing
+    the pid (the server reaps its children at once, so a dead kernel leaves no
+    zombie behind).
+    """
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """None while the kernel runs, else an exit code (0: unknown)."""
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                self.returncode = 0
+            except PermissionError:
+                pass
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Block until the kernel is gone."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
+            time.sleep(0.02)
+        return self.returncode or 0
+
+    def send_signal(self, signum: int) -> None:
+        """Signal the kernel if it still runs."""
+        if self.poll() is None:
+            try:
+                os.kill(self.pid, signum)
+            except ProcessLookupError:
+                self.returncode = 0
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+class KernelServer:
+    """A running ``python -m autograder.warmkernel`` and the environment it has."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.frozen = _frozen(env)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "autograder.warmkernel"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)},
+            text=True,
+            encoding="utf-8",
+        )
+        self._read()  # wait until the imports are done
+
+    def _read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the kernel server exited")
+        return json.loads(line)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def spawn(self, argv: list[str], cwd: str, env: dict[str, str]) -> int:
+        """Fork a kernel with these arguments; return its pid."""
+        assert self.process.stdin is not None
+        request = {"argv": argv, "cwd": cwd, "env": env}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        reply = self._read()
+        if "pid" not in reply:
+            raise RuntimeError(reply.get("error", "no pid"))
+        return int(reply["pid"])
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def forkable(cmd: list[str]) -> bool:
+    """Whether ``cmd`` starts this Python's IPython kernel (what a server forks)."""
+    return (
+        len(cmd) >= 3
+        and cmd[0] == sys.executable
+        and cmd[1:3] == ["-m", "ipykernel_launcher"]
+    )
+
+
+_SERVER: KernelServer | None = None
+#: Kernels launched by this process, by kind (tests check that forking is used).
+LAUNCHED = {"warm": 0, "cold": 0}
+_MANAGER: type | None = None
+
+
+def server_for(env: dict[str, str]) -> KernelServer:
+    """This process's server for kernels with this environment, (re)started as needed.
+
+    Raises:
+        RuntimeError: the server could not start.
+    """
+    global _SERVER
+    if _SERVER is not None and (not _SERVER.alive() or _SERVER.frozen != _frozen(env)):
+        _SERVER.close()
+        _SERVER = None
+    if _SERVER is None:
+        _SERVER = KernelServer(env)
+    return _SERVER
+
+
+def _manager_class() -> type:
+    global _MANAGER
+    if _MANAGER is not None:
+        return _MANAGER
+    from jupyter_client.manager import AsyncKernelManager
+
+    class WarmKernelManager(AsyncKernelManager):
+        """Launches kernels by forking the warm server; cold when it cannot."""
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            env = dict(kw.get("env") or os.environ)
+            env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
+            cwd = str(kw.get("cwd") or os.getcwd())
+            try:
+                if not forkable(kernel_cmd):
+                    raise RuntimeError("not this Python's IPython kernel")
+                pid = server_for(env).spawn(list(kernel_cmd[3:]), cwd, env)
+            except Exception:  # noqa: BLE001 - the usual launch always works
+                LAUNCHED["cold"] += 1
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+                return
+            LAUNCHED["warm"] += 1
+            provisioner: Any = self.provisioner
+            provisioner.process = ForkedKernel(pid)
+            provisioner.pid = provisioner.pgid = pid
+            provisioner.cwd = cwd
+            self._reconcile_connection_info(provisioner.connection_info)
+
+    _MANAGER = WarmKernelManager
+    return _MANAGER
+
+
+def install(enabled: bool = True) -> bool:
+    """Make nbgrader's executor launch warm kernels in this process.
+
+    nbgrader's ``Execute`` passes its kernel manager class as an argument, which
+    configuration cannot override; the class it names is replaced here, in the
+    grading worker only. Returns whether warm kernels are in use.
+    """
+    import nbgrader.preprocessors.execute as execute
+    from jupyter_client.manager import AsyncKernelManager
+
+    if enabled and supported():
+        execute.AsyncKernelManager = _manager_class()
+        return True
+    execute.AsyncKernelManager = AsyncKernelManager
+    return False
+
+
+if __name__ == "__main__":
+    serve()

@@ -1,0 +1,137 @@
+"""Warm kernels: forked from a preloaded server, yet each one fresh and ordinary."""
+
+from __future__ import annotations
+
+import os
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import DeadKernelError
+
+from autograder import warmkernel
+
+pytestmark = pytest.mark.skipif(
+    not warmkernel.supported(), reason="warm kernels fork: Linux only"
+)
+
+PROBE = """\
+import os, sys
+preloaded = "torch" in sys.modules
+import numpy as np
+print(preloaded, os.getpid(), os.getcwd(), os.environ.get("COURSE_PROBE"),
+      np.random.randint(0, 2**31), repr(sys.path).replace(" ", ""))
+"""
+
+PLOT = """\
+import matplotlib.pyplot as plt
+plt.plot([1, 2, 3])
+"""
+
+
+def _run(cells, manager, tmp_path, timeout=30):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=True,
+        kernel_manager_class=manager,
+        resources={"metadata": {"path": str(tmp_path)}},
+        interrupt_on_timeout=True,
+    )
+    client.execute()
+    return nb
+
+
+@pytest.fixture()
+def warm(monkeypatch):
+    monkeypatch.setenv("COURSE_PROBE", "seen")
+    yield warmkernel._manager_class()
+    if warmkernel._SERVER is not None:
+        warmkernel._SERVER.close()
+        warmkernel._SERVER = None
+
+
+def _probe(nb):
+    text = nb.cells[0].outputs[0]["text"].split()
+    return {
+        "preloaded": text[0] == "True",
+        "pid": int(text[1]),
+        "cwd": text[2],
+        "env": text[3],
+        "seed": int(text[4]),
+        "path": text[5],
+    }
+
+
+def test_warm_kernels_are_fresh_processes_with_the_job_settings(warm, tmp_path):
+    before = dict(warmkernel.LAUNCHED)
+    first = _probe(_run([PROBE], warm, tmp_path))
+    second = _probe(_run([PROBE], warm, tmp_path))
+    assert warmkernel.LAUNCHED["warm"] == before["warm"] + 2
+    assert warmkernel.LAUNCHED["cold"] == before["cold"]
+    assert first["preloaded"] and second["preloaded"]  # forked from the server
+    assert first["pid"] != second["pid"] != os.getpid()
+    assert first["cwd"] == second["cwd"] == str(tmp_path)
+    assert first["env"] == "seen"
+    assert first["seed"] != second["seed"]  # NumPy reseeded like a cold start
+    from jupyter_client.manager import AsyncKernelManager
+
+    cold = _probe(_run([PROBE], AsyncKernelManager, tmp_path))
+    assert not cold["preloaded"]
+    assert first["path"] == cold["path"]  # same import path as a cold kernel
+
+
+def test_plots_and_errors_look_as_in_a_cold_kernel(warm, tmp_path, monkeypatch):
+    from jupyter_client.manager import AsyncKernelManager
+
+    monkeypatch.delenv(
+        "MPLBACKEND", raising=False
+    )  # the inline backend, as in a real class
+
+    cells = [PLOT, "1 / 0", "print('after')"]
+    hot = _run(cells, warm, tmp_path)
+    cold = _run(cells, AsyncKernelManager, tmp_path)
+    for a, b in zip(hot.cells, cold.cells, strict=True):
+        kinds = [(o["output_type"], sorted(o.get("data", {}))) for o in a.outputs]
+        assert kinds == [
+            (o["output_type"], sorted(o.get("data", {}))) for o in b.outputs
+        ]
+    assert "image/png" in str(hot.cells[0].outputs)
+    assert hot.cells[1].outputs[0]["ename"] == "ZeroDivisionError"
+
+
+def test_timeout_interrupts_a_warm_kernel_and_it_goes_on(warm, tmp_path):
+    cells = ["while True:\n    pass", "print('still here')"]
+    nb = _run(cells, warm, tmp_path, timeout=3)
+    assert nb.cells[0].outputs[-1]["output_type"] == "error"
+    assert "still here" in nb.cells[1].outputs[0]["text"]
+
+
+def test_a_kernel_that_exits_is_seen_dead(warm, tmp_path):
+    with pytest.raises(DeadKernelError):
+        _run(["import os\nos._exit(3)", "print('never')"], warm, tmp_path)
+
+
+def test_other_pythons_and_environments_fall_back_or_restart(warm, monkeypatch):
+    assert not warmkernel.forkable(["/usr/bin/python3", "-m", "ipykernel_launcher"])
+    assert warmkernel.forkable(
+        [warmkernel.sys.executable, "-m", "ipykernel_launcher", "-f", "x.json"]
+    )
+    server = warmkernel.server_for(dict(os.environ))
+    assert warmkernel.server_for(dict(os.environ, JPY_SESSION_NAME="x")) is server
+    other = warmkernel.server_for(dict(os.environ, OMP_NUM_THREADS="7"))
+    assert other is not server and not server.alive()
+
+
+def test_install_can_switch_back_to_cold_kernels():
+    import nbgrader.preprocessors.execute as execute
+    from jupyter_client.manager import AsyncKernelManager
+
+    try:
+        assert warmkernel.install(True)
+        assert execute.AsyncKernelManager is warmkernel._manager_class()
+    finally:
+        assert not warmkernel.install(False)
+    assert execute.AsyncKernelManager is AsyncKernelManager
