@@ -32,7 +32,7 @@ import nbformat
 from autograder.classgrade import grade_class, reassemble
 from autograder.lessons import REPO_ROOT, lesson_names
 from autograder.samples import all_samples, write_samples
-from autograder.scratch import AUTOGRADER_DIR, ScratchCourse
+from autograder.scratch import ScratchCourse, write_course_config
 
 
 def build_class(folder: Path, per_lesson: int) -> list[tuple[str, str, Path]]:
@@ -61,6 +61,7 @@ def build_class(folder: Path, per_lesson: int) -> list[tuple[str, str, Path]]:
 def plain_nbgrader(entries, root: Path) -> float:
     """Sequential ``nbgrader autograde`` per assignment; returns seconds."""
     course = ScratchCourse(root, keep=True)
+    write_course_config(root)  # read by the nbgrader command run in root
     for lesson in sorted({e[1] for e in entries}):
         course.generate(lesson)
     for student, lesson, path in entries:
@@ -81,16 +82,21 @@ def plain_nbgrader(entries, root: Path) -> float:
                 "autograde",
                 lesson,
                 "--force",
-                f"--CourseDirectory.root={root}",
-                "--config",
-                str(AUTOGRADER_DIR / "nbgrader_config.py"),
             ],
             cwd=root,
             env=env,
             capture_output=True,
             check=False,
         )
-    return time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    missing = [
+        f"{student}/{lesson}"
+        for student, lesson, _ in entries
+        if not (root / "autograded" / student / lesson / f"{lesson}.ipynb").is_file()
+    ]
+    if missing:
+        raise RuntimeError(f"plain nbgrader did not grade {missing}")
+    return seconds
 
 
 def execute_only(entries, release_dir: Path) -> dict[str, float]:

@@ -82,6 +82,15 @@ def _student_id(text: str) -> str:
     return cleaned[:80]
 
 
+def _shown(name: str) -> str:
+    """A file name as text that can be printed and written to UTF-8 files.
+
+    A name that is not valid UTF-8 on disk reaches Python with surrogate escapes,
+    which cannot be printed or written; its bad bytes are shown as ``\\xNN``.
+    """
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _extract_zip(archive: Path, target: Path) -> tuple[Path, list[str]]:
     """Unpack safely (no absolute paths, no ``..``); return folder and problems."""
     problems = []
@@ -134,36 +143,43 @@ def collect_submissions(
         for path in nested:
             if assignment and path.parent.name != assignment:
                 continue
-            found.append(
-                Submission(
-                    path.parent.parent.name, path.parent.name, path, _digest(path)
+            student = path.parent.parent.name
+            if _shown(student) != student:
+                problems.append(
+                    f"{_shown(student)}: folder name is not valid UTF-8, "
+                    f"graded as {_student_id(_shown(student))}"
                 )
-            )
+                student = _student_id(_shown(student))
+            found.append(Submission(student, path.parent.name, path, _digest(path)))
         return found, problems
     for path in sorted(source.rglob("*.ipynb")):
         if ".ipynb_checkpoints" in path.parts:
             continue
         lesson = assignment or next((n for n in known if n in path.name), None)
+        shown = _shown(path.name)
         if lesson is None:
-            problems.append(
-                f"{path.name}: cannot tell the assignment, use --assignment"
-            )
+            problems.append(f"{shown}: cannot tell the assignment, use --assignment")
             continue
         if name_map is not None and path.name in name_map:
             student = _student_id(name_map[path.name])
         else:
             student = _student_id(path.stem.replace(lesson, ""))
         if not student:
-            problems.append(f"{path.name}: cannot tell the student from the file name")
+            problems.append(f"{shown}: cannot tell the student from the file name")
             continue
+        if shown != path.name:
+            problems.append(
+                f"{shown}: file name is not valid UTF-8, graded as {student}"
+            )
         found.append(Submission(student, lesson, path, _digest(path)))
     seen: dict[tuple[str, str], Submission] = {}
     for sub in found:
         key = (sub.student, sub.assignment)
         if key in seen:
             problems.append(
-                f"{sub.path.name}: second file for {sub.student}/{sub.assignment} "
-                f"(also {seen[key].path.name}); the later one is graded"
+                f"{_shown(sub.path.name)}: second file for {sub.student}/"
+                f"{sub.assignment} (also {_shown(seen[key].path.name)}); "
+                "the later one is graded"
             )
         seen[key] = sub
     return list(seen.values()), problems
@@ -584,6 +600,7 @@ def grade_class(
     name_map: dict[str, str] | None = None,
     progress: bool = True,
     warm: bool = True,
+    course_feedback: bool = False,
 ) -> ClassReport:
     """Grade every submission in ``source``; write results, CSVs and feedback.
 
@@ -658,10 +675,44 @@ def grade_class(
                 bar.update(result)
     ordered = sorted(results.values(), key=lambda r: (r.assignment, r.student))
     write_reports(ordered, out_dir)
+    if course_feedback:
+        problems += feedback_to_course(submissions, results)
     shutil.rmtree(work / "jobs", ignore_errors=True)
     return ClassReport(
         ordered, problems, len(todo), reused, out_dir, time.perf_counter() - start
     )
+
+
+def feedback_to_course(
+    submissions: list[Submission], results: dict[tuple[str, str], Result]
+) -> list[str]:
+    """Put feedback where ``nbgrader release_feedback`` looks for it.
+
+    For submissions in a course's ``submitted/<student>/<assignment>/`` folder
+    (what ``nbgrader collect`` makes), writes
+    ``feedback/<student>/<assignment>/<notebook>.html`` next to ``submitted/``,
+    with the submission's ``timestamp.txt`` and ``submission_secret.txt``.
+    Returns a problem line for each submission it cannot place.
+    """
+    problems = []
+    for sub in submissions:
+        result = results.get((sub.student, sub.assignment))
+        if result is None or not result.feedback:
+            continue
+        folder = sub.path.parent
+        if folder.parent.parent.name != "submitted":
+            problems.append(
+                f"{sub.student}/{sub.assignment}: not in an nbgrader submitted/ "
+                "folder, feedback left in the output folder only"
+            )
+            continue
+        target = folder.parents[2] / "feedback" / folder.parent.name / folder.name
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(result.feedback, target / f"{sub.path.stem}.html")
+        for name in ("timestamp.txt", "submission_secret.txt"):
+            if (folder / name).is_file():
+                shutil.copyfile(folder / name, target / name)
+    return problems
 
 
 def write_reports(results: Iterable[Result], out_dir: Path) -> None:

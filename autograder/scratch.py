@@ -48,6 +48,22 @@ def course_config(root: Path) -> Config:
     return config
 
 
+def write_course_config(root: Path) -> Path:
+    """Write ``root/nbgrader_config.py``: the course's settings, with this root.
+
+    The ``nbgrader`` command reads that file when run in ``root``.
+    """
+    path = Path(root) / "nbgrader_config.py"
+    path.write_text(
+        "c = get_config()  # noqa: F821\n"
+        f"load_subconfig({str(AUTOGRADER_DIR / 'nbgrader_config.py')!r})"
+        "  # noqa: F821\n"
+        f"c.CourseDirectory.root = {str(Path(root).resolve())!r}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
 class ScratchCourse:
     """A temporary nbgrader course root, removed on exit unless ``keep`` is set."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -190,6 +191,40 @@ def test_collect_nbgrader_layout_zip_and_names(tmp_path):
         {f"Ana-Lima_123_{LESSON}.ipynb": "s123"},
     )
     assert "s123" in {s.student for s in mapped}
+
+
+def test_file_names_that_are_not_utf8_on_disk(tmp_path, capsys):
+    """Raw bytes in names (an old zip tool, a Latin-1 file system) never crash."""
+    from autograder.classgrade import Result, write_reports
+    from course.cli import main
+
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    raw = os.fsdecode(b"jos\xe9_" + LESSON.encode() + b".ipynb")  # Latin-1 e-acute
+    shutil.copyfile(BLANK, loose / raw)
+    shutil.copyfile(BLANK, loose / os.fsdecode(b"\xff\xfe.ipynb"))
+    subs, problems = collect_submissions(loose, None, tmp_path / "w")
+    assert [(s.student, s.assignment) for s in subs] == [("jos", LESSON)]
+    assert f"jos\\xe9_{LESSON}.ipynb: file name is not valid UTF-8, graded as jos" in (
+        problems
+    )
+    assert "\\xff\\xfe.ipynb: cannot tell the assignment, use --assignment" in problems
+    nested = tmp_path / "submitted" / os.fsdecode(b"m\xfcller") / LESSON
+    nested.mkdir(parents=True)
+    shutil.copyfile(BLANK, nested / f"{LESSON}.ipynb")
+    subs, problems = collect_submissions(tmp_path / "submitted", None, tmp_path / "w")
+    assert [s.student for s in subs] == ["m-xfcller"]
+    assert "not valid UTF-8" in problems[0]
+    for line in problems:
+        line.encode("utf-8")  # printable and writable as they are
+    write_reports([Result(subs[0].student, LESSON, "graded")], tmp_path / "out")
+    assert "m-xfcller" in (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8")
+    # and through the command line: reported in one printable line, not a crash
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    shutil.copyfile(BLANK, odd / os.fsdecode(b"\xff\xfe.ipynb"))
+    assert main(["grade", str(odd), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert "\\xff\\xfe.ipynb: cannot tell the assignment" in capsys.readouterr().out
 
 
 def test_reassemble_restores_tests_and_finds_answers_without_metadata():
