@@ -1,9 +1,11 @@
 # One entry point for students, instructors and CI. Needs only Python 3.10+ and pip.
 #   make demo     set up .venv, then doctor + release + run Day 01 + grade it
 #   make test     set up .venv, then the whole test suite
-#   make lab      JupyterLab on the student notebooks
+#   make lab      JupyterLab on the student notebooks (make instructor: formgrader)
 #   make release  regenerate notebooks/ from solutions/
 #   make grade    grade a class (SUBMISSIONS=...); make check NB=... grades yourself
+#   make bench    measure this machine (bench-quick: under a minute)
+#   make gpu-check  on a GPU box without Jupyter: every lesson + full bench -> $OUT
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -12,7 +14,8 @@ STAMP  := $(VENV)/.installed
 JOBS   ?= auto
 EXTRAS ?= dev,gpu
 
-.PHONY: venv demo test test-fast lint lab release release-check doctor bench-mlp bench-grading grade check clean
+.PHONY: venv demo test test-fast lint lab release release-check doctor bench bench-quick \
+	gpu-check bench-mlp bench-grading grade check clean instructor browser
 
 venv: $(STAMP)
 
@@ -27,7 +30,7 @@ $(STAMP): pyproject.toml constraints.txt
 demo: venv
 	$(PY) -m course demo
 
-test: venv
+test: venv browser
 	$(PY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
 
 test-fast: venv
@@ -55,14 +58,49 @@ check: venv
 	@test -n "$(NB)" || (echo "usage: make check NB=path/to/your_notebook.ipynb"; exit 2)
 	$(PY) -m course check "$(NB)"
 
+bench: venv
+	$(PY) -m course bench --out $(or $(OUT),bench-results)
+
+bench-quick: venv
+	$(PY) -m course bench --quick --out $(or $(OUT),bench-results)
+
+# Runs with the machine's own Python (torch + CuPy installed, no venv, no network):
+#   OUT=/some/folder make gpu-check
+GPU_PYTHON ?= python3
+gpu-check:
+	PYTHONPATH=$(CURDIR) $(GPU_PYTHON) -m course gpu-check --out "$(or $(OUT),gpu-check)"
+
 bench-grading: venv
 	$(PY) -m autograder.bench_grading
 
 bench-mlp: venv
 	$(PY) -m autograder.bench_mlp
 
+# JupyterLab on 127.0.0.1 with a token (printed in the URL). Students get nbgrader's
+# assignment list and Validate button; the instructor gets formgrader and the
+# create-assignment toolbar too. Both use the exchange folder $(EXCHANGE).
+EXCHANGE ?= $(CURDIR)/.exchange
+ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 lab: venv
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1
+	@mkdir -p "$(EXCHANGE)"
+	JUPYTER_CONFIG_DIR=$(CURDIR)/autograder/jupyter/student COURSE_EXCHANGE="$(EXCHANGE)" \
+	  $(VENV)/bin/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 $(ROOT_FLAG)
+
+instructor: venv
+	@mkdir -p "$(EXCHANGE)"
+	JUPYTER_CONFIG_DIR=$(CURDIR)/autograder/jupyter/instructor COURSE_EXCHANGE="$(EXCHANGE)" \
+	  $(VENV)/bin/jupyter lab --notebook-dir=. --ServerApp.ip=127.0.0.1 $(ROOT_FLAG)
+
+# Debian's Chromium for the browser test (no browser download). Installed when
+# missing and this is root with apt; otherwise the browser test says how.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian's chromium for the browser test..."; \
+	    (apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 || \
+	     (apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null)) \
+	    || echo "warning: could not install chromium; the browser test will be skipped"; \
+	  else echo "note: install Debian's chromium to run the browser test"; fi; }
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

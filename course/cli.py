@@ -1,4 +1,4 @@
-"""The ``course`` command line: doctor, release, grade, check, demo.
+"""The ``course`` command line: doctor, release, grade, check, bench, gpu-check, demo.
 
 Run ``course --help`` or ``course <command> --help`` for the options.
 """
@@ -138,9 +138,39 @@ def _grade(args: argparse.Namespace) -> int:
         memory_mb=args.memory,
         name_map=_read_map(args.map),
         progress=not args.quiet,
+        warm=not args.cold_kernels,
+        course_feedback=args.nbgrader_feedback,
     )
     print(report.summary())
     return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from course import bench
+
+    if args.record:
+        print(f"recorded: {bench.record(Path(args.record))}")
+        return 0
+    mode = "quick" if args.quick else "full"
+    only = args.only.split(",") if args.only else None
+    start = time.perf_counter()
+    data = bench.run_all(mode, only, log=lambda line: print(line, flush=True))
+    out = Path(args.out)
+    path = bench.save(data, out)
+    figures = [] if args.no_plots else bench.plot(data, out / path.stem)
+    print()
+    print(bench.summary(data))
+    print(f"\nresults: {path}")
+    for figure in figures:
+        print(f"plot:    {figure}")
+    print(f"({mode} mode, {time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def _gpu_check(args: argparse.Namespace) -> int:
+    from autograder.gpu_check import gpu_check
+
+    return gpu_check(Path(args.out), quick=args.quick, lessons=args.lessons or None)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -240,6 +270,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     grade.add_argument("--map", help="CSV of file name,student id for loose files")
     grade.add_argument("--quiet", action="store_true", help="no progress output")
+    grade.add_argument(
+        "--nbgrader-feedback",
+        action="store_true",
+        help="also put each feedback page in the course's feedback/<student>/"
+        "<assignment>/ folder, ready for `nbgrader release_feedback`",
+    )
+    grade.add_argument(
+        "--cold-kernels",
+        action="store_true",
+        help="start every kernel from scratch instead of forking a preloaded one "
+        "(slower; same grades)",
+    )
     grade.set_defaults(func=_grade)
 
     check = sub.add_parser(
@@ -255,6 +297,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--timeout", type=int, default=60, help="seconds per cell")
     check.set_defaults(func=_check)
+
+    bench = sub.add_parser(
+        "bench",
+        help="measure copies, launches, the sync trap, ops and the MLP; JSON + plots",
+        description="Measure on every device present, with warm-up, synchronisation, "
+        "repeats, median and spread. Writes OUT/bench--<hardware>--<time>.json and "
+        "one PNG per experiment next to it. GPU parts are skipped, with the reason, "
+        "on a machine without a GPU.",
+    )
+    bench.add_argument(
+        "--quick", action="store_true", help="small sizes, few repeats (CI, CPU)"
+    )
+    bench.add_argument("--out", default="bench-results", help="output folder")
+    bench.add_argument(
+        "--only",
+        help="comma-separated experiments: timer,transfer,launch,"
+        "sync_trap,ops,mlp (default: all)",
+    )
+    bench.add_argument("--no-plots", action="store_true", help="JSON only")
+    bench.add_argument(
+        "--record",
+        metavar="RESULT_JSON",
+        help="copy a GPU result file into course/recorded/ for the lessons",
+    )
+    bench.set_defaults(func=_bench)
+
+    gpu = sub.add_parser(
+        "gpu-check",
+        help="run every lesson as a script and the full bench; results under OUT",
+        description="For a GPU machine without Jupyter: runs solutions/NN/NN.py as "
+        "plain scripts, then `course bench`, and writes OUT/gpu-check.json.",
+    )
+    gpu.add_argument("--out", default="gpu-check", help="output folder")
+    gpu.add_argument("--quick", action="store_true", help="bench in quick mode")
+    gpu.add_argument("lessons", nargs="*", help="lessons to run (default: all)")
+    gpu.set_defaults(func=_gpu_check)
 
     demo = sub.add_parser(
         "demo",

@@ -6,8 +6,12 @@ always labelled with the hardware and the date, never as the reader's own.
 
 Each file ``course/recorded/<experiment>--<slug>.json`` holds one run::
 
-    {"experiment": "sync_trap", "hardware": "NVIDIA H200", "date": "2026-11-30",
-     "software": {"torch": "2.9.0", "cuda": "12.8"}, "results": {...}}
+    {"experiment": "bench", "hardware": "NVIDIA H200", "date": "2026-11-30",
+     "software": {"torch": "2.9.0", "torch_cuda": "12.8"}, "results": {...}}
+
+The files the lessons use are ``course bench`` results (experiment ``bench``,
+see :mod:`course.bench`), added with ``course bench --record FILE`` after a run
+on a GPU. :func:`recorded_rows` and :func:`recorded_sweep` read their sections.
 """
 
 from __future__ import annotations
@@ -72,3 +76,39 @@ def describe_recorded(experiment: str, folder: Path = RECORDED_DIR) -> str:
             "this machine's own measurements are shown."
         )
     return "GPU results available: " + "; ".join(run.label for run in runs)
+
+
+def recorded_rows(run: RecordedRun, section: str, **match: Any) -> list[dict[str, Any]]:
+    """Rows of a ``course bench`` section whose fields equal ``match``.
+
+    Example: ``recorded_rows(run, "sync_trap", device="cuda:0")``. A section
+    that was skipped or is absent gives no rows.
+    """
+    part = run.results.get(section, {})
+    if part.get("status") != "ok":
+        return []
+    return [
+        row
+        for row in part.get("rows", [])
+        if all(row.get(key) == value for key, value in match.items())
+    ]
+
+
+def recorded_sweep(
+    run: RecordedRun, op: str = "matmul", library: str = "torch"
+) -> tuple[list[int], list[float], list[float]]:
+    """Sizes measured on both sides, with ``library``'s CPU and GPU median seconds.
+
+    The CPU side is the same library on the CPU (NumPy for CuPy).
+    """
+    cpu_library = "numpy" if library == "cupy" else library
+    cpu = {
+        r["size"]: r["median_s"]
+        for r in recorded_rows(run, "ops", op=op, library=cpu_library, device="cpu")
+    }
+    gpu = {
+        r["size"]: r["median_s"]
+        for r in recorded_rows(run, "ops", op=op, library=library, device="cuda")
+    }
+    sizes = sorted(set(cpu) & set(gpu))
+    return sizes, [cpu[n] for n in sizes], [gpu[n] for n in sizes]

@@ -29,7 +29,12 @@ from course.checks import check_close, check_equal, check_type
 from course.data import iris
 from course.devices import pick_device
 from course.plots import plot_crossover, plot_timings, show
-from course.recorded import describe_recorded, load_recorded
+from course.recorded import (
+    describe_recorded,
+    load_recorded,
+    recorded_rows,
+    recorded_sweep,
+)
 from course.sync import SyncCounter
 from course.timing import benchmark, synchronize
 
@@ -96,11 +101,13 @@ show("03_three_timings")
 # multiply. Recorded GPU results:
 
 # %%
-print(describe_recorded("sync_trap"))
-for run in load_recorded("sync_trap"):
-    print(f"\n{run.label}:")
-    for name, seconds in run.results.get("three_timings_s", {}).items():
-        print(f"  {name:>13}: {seconds * 1e3:8.3f} ms")
+print(describe_recorded("bench"))
+for run in load_recorded("bench"):
+    timer = run.results.get("timer", {})
+    if timer.get("status") == "ok":
+        print(f"\n{run.label}, one {timer['size']}x{timer['size']} matmul:")
+        for name in ("naive", "synchronised", "with_copies"):
+            print(f"  {name:>13}: {timer[name + '_s'] * 1e3:8.3f} ms")
 
 # %% [markdown]
 # ## 2. What makes the CPU wait?
@@ -317,10 +324,12 @@ for name, run in variants.items():
           f"{syncs.count:5d} syncs over {NUM_EPOCHS} epochs ({device})")
 plot_timings(per_epoch, title=f"Time per epoch on {device} (median of 3 runs)")
 show("03_sync_variants")
-for run in load_recorded("sync_trap"):
-    print(f"\n{run.label}:")
-    for name, seconds in run.results.get("per_epoch_s", {}).items():
-        print(f"  {name:>20}: {seconds * 1e6:8.1f} µs/epoch")
+for run in load_recorded("bench"):
+    print(f"\n{run.label} (Iris MLP, the same three ways):")
+    for row in recorded_rows(run, "sync_trap"):
+        if row["device"] != "cpu":
+            print(f"  {row['variant']:>20}: {row['s_per_epoch'] * 1e6:8.1f} µs/epoch, "
+                  f"{row['syncs']:5d} syncs over {row['epochs']} epochs")
 
 # %% [markdown]
 # ## 5. An honest timer
@@ -539,11 +548,10 @@ if gpu_times:
     print("GPU ahead from n =", crossover_size(SIZES, cpu_times, gpu_times))
 plot_crossover(SIZES, cpu_times, gpu_times or None, size_label="matrix size n")
 show("03_crossover")
-for run in load_recorded("sync_trap"):
-    sweep = run.results.get("matmul_sweep")
-    if sweep:
-        print(f"{run.label}: GPU ahead from n =",
-              crossover_size(sweep["sizes"], sweep["cpu_s"], sweep["gpu_s"]))
+for run in load_recorded("bench"):
+    sizes, cpu_s, gpu_s = recorded_sweep(run, "matmul", "torch")
+    if sizes:
+        print(f"{run.label}: GPU ahead from n =", crossover_size(sizes, cpu_s, gpu_s))
 
 # %% [markdown]
 # ## Summary

@@ -31,7 +31,7 @@ from course.data import linear_regression
 from course.devices import cupy_status
 from course.fakecupy import DeviceArray, fake_cupy
 from course.plots import plot_loss, show
-from course.recorded import describe_recorded, load_recorded
+from course.recorded import describe_recorded, load_recorded, recorded_rows
 from course.sync import SyncCounter
 from course.timing import benchmark
 
@@ -239,10 +239,14 @@ else:
 for result in measured:
     print(f"{result}  ->  {big.nbytes / result.median / 1e9:6.1f} GB/s "
           f"({big.nbytes / 2**20:.0f} MiB)")
-print(describe_recorded("numpy_to_cupy"))
-for run in load_recorded("numpy_to_cupy"):
-    for name, gbps in run.results.get("copy_gbps", {}).items():
-        print(f"  {name:>20}: {gbps:6.1f} GB/s ({run.label})")
+print(describe_recorded("bench"))
+for run in load_recorded("bench"):
+    copies = recorded_rows(run, "transfer")
+    largest = max((row["bytes"] for row in copies), default=0)
+    for row in copies:
+        if row["bytes"] == largest:
+            print(f"  {row['direction']:>15}, {row['memory']:>8} memory: "
+                  f"{row['gbps']:6.1f} GB/s ({largest / 2**20:.0f} MiB, {run.label})")
 
 # %% [markdown]
 # ## 6. One trip home, not four
@@ -348,14 +352,16 @@ show("05_gd_loss")
 # %% [markdown]
 # On a CPU both runs cost about the same: a "transfer" there is free. On a GPU the
 # run that logs every epoch waits for the device 200 times. Recorded on real
-# hardware:
+# hardware, the same trap in a PyTorch training loop (`course bench`):
 
 # %%
-for run in load_recorded("numpy_to_cupy"):
-    for name, seconds in run.results.get("gd_ms_per_epoch", {}).items():
-        print(f"  {name:>20}: {seconds:.3f} ms/epoch ({run.label})")
-if not load_recorded("numpy_to_cupy"):
-    print(describe_recorded("numpy_to_cupy"))
+for run in load_recorded("bench"):
+    for row in recorded_rows(run, "sync_trap"):
+        if row["device"] != "cpu":
+            print(f"  {row['variant']:>20}: {row['s_per_epoch'] * 1e3:.3f} ms/epoch, "
+                  f"{row['syncs']} syncs ({run.label})")
+if not load_recorded("bench"):
+    print(describe_recorded("bench"))
 
 # %% [markdown]
 # ## Summary

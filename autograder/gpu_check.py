@@ -1,0 +1,89 @@
+"""The whole course on a GPU: every lesson as a script, then the full benchmark.
+
+``python -m course gpu-check --out DIR`` (``make gpu-check``) is made for a GPU
+machine that has torch and CuPy but no Jupyter: each ``solutions/NN/NN.py`` runs
+top to bottom as a plain script (its visible and hidden tests included, so a
+lesson "passes" when every check in it holds on this hardware), then
+``course bench`` runs in full. Everything lands under DIR:
+
+- ``gpu-check.json``: hardware, versions, date, each lesson's outcome and time;
+- ``doctor.txt``: what ``course doctor`` saw;
+- ``lessons/NN_topic.log``: each lesson's output; ``figures/NN_topic/``: its plots;
+- ``bench/bench--<hardware>--<time>.json`` and its plots.
+
+To show the GPU figures to readers without a GPU, commit the bench file with
+``course bench --record DIR/bench/<file>.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from autograder.execute import run_script
+from autograder.lessons import lesson_names
+
+
+def gpu_check(
+    out: Path,
+    *,
+    quick: bool = False,
+    lessons: list[str] | None = None,
+    experiments: list[str] | None = None,
+) -> int:
+    """Run the lessons and the bench; return 0 if every lesson passed, else 1."""
+    from course import bench
+    from course.doctor import doctor_text
+
+    start = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    doctor = doctor_text()
+    (out / "doctor.txt").write_text(doctor + "\n", encoding="utf-8")
+    print(doctor, flush=True)
+    names = lessons or lesson_names()
+    rows = {}
+    (out / "lessons").mkdir(exist_ok=True)
+    for name in names:
+        result = run_script(
+            name, timeout=900, env={"COURSE_FIGURES": str(out / "figures" / name)}
+        )
+        (out / "lessons" / f"{result.lesson}.log").write_text(
+            result.output, encoding="utf-8"
+        )
+        rows[result.lesson] = {
+            "passed": result.ok,
+            "seconds": round(result.seconds, 1),
+            "first_lines": result.output.splitlines()[:3],
+            "error_tail": "" if result.ok else result.output[-3000:],
+        }
+        verdict = "passed" if result.ok else "FAILED"
+        print(
+            f"{result.lesson:<24} {verdict:>6} in {result.seconds:6.1f} s", flush=True
+        )
+    data = bench.run_all(
+        "quick" if quick else "full",
+        experiments,
+        log=lambda line: print(line, flush=True),
+    )
+    path = bench.save(data, out / "bench")
+    bench.plot(data, out / "bench" / path.stem)
+    report = {
+        "hardware": data["hardware"],
+        "date": data["environment"]["date"],
+        "environment": data["environment"],
+        "lessons": rows,
+        "bench": str(path.relative_to(out)),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    (out / "gpu-check.json").write_text(
+        json.dumps(report, indent=1) + "\n", encoding="utf-8"
+    )
+    print()
+    print(bench.summary(data))
+    passed = sum(row["passed"] for row in rows.values())
+    print(
+        f"\n{passed}/{len(rows)} lessons passed on {data['hardware']}; "
+        f"report: {out / 'gpu-check.json'}"
+    )
+    return 0 if passed == len(rows) else 1
