@@ -17,9 +17,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import jupytext
-import nbformat
-
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LESSON_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 SOLUTION_MARKERS = ("BEGIN SOLUTION", "END SOLUTION")
@@ -91,13 +88,16 @@ def _nbgrader_metadata(meta: dict[str, Any], where: str, lesson: str) -> dict[st
     return full
 
 
-def source_to_notebook(source: Path) -> nbformat.NotebookNode:
+def source_to_notebook(source: Path) -> Any:
     """Read a lesson source and return the solution notebook nbgrader expects.
 
     Raises:
         LessonError: a cell's nbgrader metadata is incomplete, or two cells share
             a grade_id.
     """
+    import jupytext
+    import nbformat
+
     lesson = source.stem
     nb = jupytext.read(source, fmt="py:percent")
     seen: set[str] = set()
@@ -117,14 +117,19 @@ def source_to_notebook(source: Path) -> nbformat.NotebookNode:
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
+    from autograder.colab import first_cells
+
+    nb.cells[:0] = first_cells(lesson)
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     nb.nbformat, nb.nbformat_minor = 4, 5
     nbformat.validate(nb)
     return nb
 
 
-def write_notebook(nb: nbformat.NotebookNode, path: Path) -> None:
+def write_notebook(nb: Any, path: Path) -> None:
     """Write a notebook in nbformat's canonical layout (stable diffs)."""
+    import nbformat
+
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
@@ -141,6 +146,8 @@ def find_leaks(path: Path) -> list[str]:
     ]
     if REFERENCE_PREFIX in text:
         problems.append(f"contains a reference name ({REFERENCE_PREFIX}...)")
+    import nbformat
+
     nb = nbformat.reads(text, as_version=4)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "code" and (cell.outputs or cell.execution_count):

@@ -9,8 +9,8 @@ The course root is the repository root (the folder above this file):
 * ``submitted/``, ``autograded/``, ``feedback/`` and ``gradebook.db`` - grading
   state, never committed.
 
-Run nbgrader commands through the ``course`` CLI, or from the repository root
-with ``--config autograder/nbgrader_config.py``.
+Run nbgrader commands through the ``course`` CLI, or with ``nbgrader`` itself at
+the repository root, where ``nbgrader_config.py`` loads this file.
 """
 
 import os

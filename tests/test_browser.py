@@ -1,0 +1,249 @@
+"""JupyterLab with nbgrader, driven in a real headless Chromium.
+
+Starts JupyterLab on loopback with the course's student (``make lab``) and
+instructor (``make instructor``) settings, then, in Debian's Chromium through
+Playwright: runs Day 01's student notebook and sees the first exercise raise
+NotImplementedError with its hint; runs the solution edition and sees every test
+cell pass; opens formgrader and sees the course's assignments. Screenshots of
+each step go to ``screenshots/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.lessons import (
+    REPO_ROOT,
+    find_lesson,
+    lesson_names,
+    source_to_notebook,
+    write_notebook,
+)
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SHOTS = REPO_ROOT / "screenshots"
+LESSON = "01_devices"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="Debian's chromium is not installed (make browser)"
+    ),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def jupyter_lab(root: Path, role: str, tmp: Path):
+    """JupyterLab on 127.0.0.1 with the course's ``role`` settings; yields base URL."""
+    port, token = _free_port(), "course-test-token"
+    env = dict(
+        os.environ,
+        COURSE_ROOT=str(root),
+        JUPYTER_CONFIG_DIR=str(REPO_ROOT / "autograder" / "jupyter" / role),
+        COURSE_EXCHANGE=str(tmp / "exchange"),
+        HOME=str(tmp / "home"),
+        JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    )
+    env.pop("MPLBACKEND", None)  # plots inline, as for a student
+    # Test-only user settings: render every cell (no windowing, so prompts and
+    # outputs can be read) and no news pop-up over the screenshots.
+    settings = tmp / f"{role}-settings"
+    for name, value in {
+        "notebook-extension/tracker": {"windowingMode": "none"},
+        "apputils-extension/notification": {"fetchNews": "false"},
+    }.items():
+        path = settings / "@jupyterlab" / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value), encoding="utf-8")
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)
+    (tmp / "exchange").mkdir(exist_ok=True)
+    log = open(tmp / f"{role}-server.log", "w", encoding="utf-8")  # noqa: SIM115
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.news_url=",
+            *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        cwd=root,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    raise RuntimeError(
+                        (tmp / f"{role}-server.log").read_text(encoding="utf-8")[-3000:]
+                    ) from None
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with playwright_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1400, "height": 900},
+        )
+        yield context
+        context.close()
+
+
+def _shot(page, name: str) -> Path:
+    SHOTS.mkdir(exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
+
+
+def _open_and_run_all(page, url: str) -> None:
+    """Open a notebook, wait for its kernel, then Run > Run All Cells."""
+    page.goto(url)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(
+        timeout=90_000
+    )
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+
+
+def _wait_until_done(page, timeout_s: float = 180) -> None:
+    """Wait until no cell is queued or running ("[*]") and the kernel is idle."""
+    deadline = time.monotonic() + timeout_s
+    page.locator(".jp-InputPrompt", has_text="[*]").first.wait_for(timeout=30_000)
+    while time.monotonic() < deadline:
+        queued = page.locator(".jp-InputPrompt", has_text="[*]").count()
+        idle = page.locator(".jp-StatusBar-Widget", has_text="| Idle").count()
+        if queued == 0 and idle:
+            return
+        time.sleep(0.5)
+    raise AssertionError("the notebook did not finish running")
+
+
+def _save(page) -> None:
+    page.keyboard.press("Control+s")
+    time.sleep(1.5)
+
+
+def test_student_solution_and_formgrader_in_chromium(browser, tmp_path):
+    root = tmp_path / "course"
+    shutil.copytree(REPO_ROOT / "notebooks" / LESSON, root / "student")
+    solution = root / "solution" / f"{LESSON}.ipynb"
+    write_notebook(source_to_notebook(find_lesson(LESSON)), solution)
+    page = browser.new_page()
+    with jupyter_lab(root, "student", tmp_path) as (base, token):
+        # 1. The student edition: the first exercise stops with its hint.
+        _open_and_run_all(page, f"{base}/lab/tree/student/{LESSON}.ipynb?token={token}")
+        error = page.locator(".jp-OutputArea-output", has_text="NotImplementedError")
+        error.first.wait_for(timeout=120_000)
+        error.first.scroll_into_view_if_needed()
+        assert "Replace this line with your code" in (error.first.text_content() or "")
+        _shot(page, "1-student-notebook-not-implemented")
+        # nbgrader's Validate button and assignment list are there for students,
+        # formgrader is not
+        assert page.get_by_role("button", name="Validate").count() >= 1
+        page.get_by_role("menuitem", name="Nbgrader", exact=True).click()
+        page.get_by_role("menuitem", name="Assignment List").wait_for(timeout=10_000)
+        assert page.get_by_role("menuitem", name="Formgrader").count() == 0
+        page.keyboard.press("Escape")
+        # 2. The solution edition: every cell runs, every test passes.
+        page.close()
+        page = browser.new_page()
+        _open_and_run_all(
+            page, f"{base}/lab/tree/solution/{LESSON}.ipynb?token={token}"
+        )
+        _wait_until_done(page)
+        _save(page)
+        _shot(page, "2-solution-notebook-all-tests-pass")
+    ran = nbformat.read(solution, as_version=4)
+    tests = [c for c in ran.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert tests and all(c.execution_count for c in tests)
+    failed = [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in ran.cells
+        if any(o.get("output_type") == "error" for o in c.get("outputs", []))
+    ]
+    assert failed == []
+    # 3. The instructor's formgrader lists the course's assignments (in a copy
+    # of the course, so its gradebook is made there).
+    course = tmp_path / "instructor"
+    shutil.copytree(REPO_ROOT / "solutions", course / "solutions")
+    with jupyter_lab(course, "instructor", tmp_path) as (base, token):
+        page.goto(f"{base}/formgrader/manage_assignments?token={token}")
+        for lesson in lesson_names():
+            page.get_by_text(lesson, exact=True).first.wait_for(timeout=60_000)
+        _shot(page, "3-formgrader-assignments")
+        # the instructor's lab has formgrader in its menu and the
+        # create-assignment panel on a notebook
+        write_notebook(source_to_notebook(find_lesson(LESSON)), course / "draft.ipynb")
+        page.goto(f"{base}/lab/tree/draft.ipynb?token={token}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+        page.get_by_role("menuitem", name="Nbgrader", exact=True).click()
+        page.get_by_role("menuitem", name="Formgrader").wait_for(timeout=10_000)
+        page.keyboard.press("Escape")
+        page.get_by_title("Create Assignment", exact=False).first.click()
+        page.get_by_text("Create Assignment", exact=False).first.wait_for(
+            timeout=10_000
+        )
+        _shot(page, "4-instructor-lab-create-assignment")
+    page.close()
+    assert json.loads(json.dumps([p.name for p in SHOTS.glob("*.png")]))
