@@ -31,7 +31,7 @@ demo: venv
 	$(PY) -m course demo
 
 test: venv browser
-	$(PY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
 
 test-fast: venv
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)

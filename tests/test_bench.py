@@ -11,6 +11,9 @@ from course import bench
 from course.cli import main
 from course.recorded import load_recorded, recorded_rows, recorded_sweep
 
+# The quick run is shared: keep its users on one xdist worker (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("bench-quick")
+
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):

@@ -59,6 +59,7 @@ def classroom(tmp_path_factory):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("classroom")
 def test_scores_statuses_and_flags(classroom):
     _, _, report = classroom
     by = {r.student: r for r in report.results}
@@ -91,6 +92,7 @@ def test_scores_statuses_and_flags(classroom):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("classroom")
 def test_reports_and_feedback(classroom):
     _, out, _ = classroom
     rows = list(csv.DictReader(open(out / "grades.csv", encoding="utf-8")))
@@ -117,6 +119,7 @@ def test_reports_and_feedback(classroom):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("classroom")
 def test_parallel_grades_equal_plain_nbgrader(classroom):
     folder, _, report = classroom
     by = {r.student: r for r in report.results}
@@ -134,6 +137,7 @@ def test_parallel_grades_equal_plain_nbgrader(classroom):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("classroom")
 def test_rerun_grades_only_what_changed(classroom, tmp_path):
     folder, out, _ = classroom
     again = grade_class(folder, LESSON, out_dir=out, jobs=2, timeout=10, progress=False)
