@@ -15,7 +15,7 @@ JOBS   ?= auto
 EXTRAS ?= dev,gpu
 
 .PHONY: venv demo test test-fast lint lab release release-check doctor bench bench-quick \
-	gpu-check bench-mlp bench-grading grade check clean instructor browser
+	gpu-check bench-mlp bench-grading grade check clean instructor browser hub-proxy
 
 venv: $(STAMP)
 
@@ -30,7 +30,7 @@ $(STAMP): pyproject.toml constraints.txt
 demo: venv
 	$(PY) -m course demo
 
-test: venv browser
+test: venv browser hub-proxy
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
 
 test-fast: venv
@@ -90,6 +90,15 @@ instructor: venv
 	@mkdir -p "$(EXCHANGE)"
 	JUPYTER_CONFIG_DIR=$(CURDIR)/autograder/jupyter/instructor COURSE_EXCHANGE="$(EXCHANGE)" \
 	  $(VENV)/bin/jupyter lab --notebook-dir=. --ServerApp.ip=127.0.0.1 $(ROOT_FLAG)
+
+# configurable-http-proxy (npm) for the JupyterHub smoke test, in .node/.
+hub-proxy:
+	@test -x .node/node_modules/.bin/configurable-http-proxy || { \
+	  if command -v npm >/dev/null 2>&1; then \
+	    echo "Installing configurable-http-proxy into .node/ ..."; \
+	    npm install --silent --no-audit --no-fund --prefix .node configurable-http-proxy@5 \
+	    || echo "warning: npm could not install configurable-http-proxy; the hub test will be skipped"; \
+	  else echo "note: install Node.js and npm to run the JupyterHub smoke test"; fi; }
 
 # Debian's Chromium for the browser test (no browser download). Installed when
 # missing and this is root with apt; otherwise the browser test says how.
