@@ -106,8 +106,8 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "Installing Debian's chromium for the browser test..."; \
-	    (apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 || \
-	     (apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null)) \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 || \
+	     (apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null)) \
 	    || echo "warning: could not install chromium; the browser test will be skipped"; \
 	  else echo "note: install Debian's chromium to run the browser test"; fi; }
 
