@@ -755,6 +755,20 @@ def plot(data: dict[str, Any], out_dir: Path) -> list[Path]:
         plt.close(fig)
         paths.append(path)
 
+    def bars(name, labels, values, unit, title, horizontal=False) -> None:
+        fig, ax = plt.subplots(figsize=(7, 4) if horizontal else (6.5, 3.8))
+        if horizontal:
+            ax.barh(labels, values, color="tab:purple")
+            ax.set_xlabel(unit)
+            ax.set_xscale("log")
+            ax.tick_params(axis="y", labelsize=7)
+        else:
+            ax.bar(labels, values, color="tab:green")
+            ax.set_ylabel(unit)
+            ax.tick_params(axis="x", labelsize=7)
+        ax.set_title(title)
+        finish(fig, name)
+
     def ok(name: str) -> list[dict[str, Any]] | None:
         section = results.get(name, {})
         return section.get("rows") if section.get("status") == "ok" else None
@@ -802,21 +816,22 @@ def plot(data: dict[str, Any], out_dir: Path) -> list[Path]:
         finish(fig, "transfer")
     rows = ok("launch")
     if rows:
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        labels = [f"{r['device']}\n{r['mode']}" for r in rows]
-        ax.bar(labels, [r["us_per_op"] for r in rows], color="tab:orange")
-        ax.set_ylabel("µs per tiny op (median)")
-        ax.set_title("A sync after every op vs one at the end")
-        finish(fig, "launch")
+        bars(
+            "launch",
+            [f"{r['device']}\n{r['mode']}" for r in rows],
+            [r["us_per_op"] for r in rows],
+            "µs per tiny op (median)",
+            "A sync after every op vs one at the end",
+        )
     rows = ok("sync_trap")
     if rows:
-        fig, ax = plt.subplots(figsize=(6.5, 3.8))
-        labels = [f"{r['device']}\n{r['variant']}\n{r['syncs']} syncs" for r in rows]
-        ax.bar(labels, [r["s_per_epoch"] * 1e6 for r in rows], color="tab:green")
-        ax.set_ylabel("µs per epoch (median)")
-        ax.set_title("Reading the loss: every epoch, every N, or once")
-        ax.tick_params(axis="x", labelsize=7)
-        finish(fig, "sync_trap")
+        bars(
+            "sync_trap",
+            [f"{r['device']}\n{r['variant']}\n{r['syncs']} syncs" for r in rows],
+            [r["s_per_epoch"] * 1e6 for r in rows],
+            "µs per epoch (median)",
+            "Reading the loss: every epoch, every N, or once",
+        )
     rows = ok("ops")
     if rows:
         fig, axes = plt.subplots(1, 2, figsize=(10, 4))
@@ -844,14 +859,14 @@ def plot(data: dict[str, Any], out_dir: Path) -> list[Path]:
         finish(fig, "ops")
     rows = ok("mlp")
     if rows:
-        fig, ax = plt.subplots(figsize=(7, 4))
-        labels = [f"{r['implementation']}\n{r['device']} {r['sizes']}" for r in rows]
-        ax.barh(labels, [r["s_per_epoch"] * 1e3 for r in rows], color="tab:purple")
-        ax.set_xlabel("ms per epoch (median)")
-        ax.set_xscale("log")
-        ax.tick_params(axis="y", labelsize=7)
-        ax.set_title("From-scratch MLP vs PyTorch")
-        finish(fig, "mlp")
+        bars(
+            "mlp",
+            [f"{r['implementation']}\n{r['device']} {r['sizes']}" for r in rows],
+            [r["s_per_epoch"] * 1e3 for r in rows],
+            "ms per epoch (median)",
+            "From-scratch MLP vs PyTorch",
+            horizontal=True,
+        )
     return paths
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -31,6 +30,7 @@ from autograder.lessons import (
     source_to_notebook,
     write_notebook,
 )
+from tests.servers import free_port, stop
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = REPO_ROOT / "screenshots"
@@ -54,16 +54,10 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def jupyter_lab(root: Path, role: str, tmp: Path):
     """JupyterLab on 127.0.0.1 with the course's ``role`` settings; yields base URL."""
-    port, token = _free_port(), "course-test-token"
+    port, token = free_port(), "course-test-token"
     env = dict(
         os.environ,
         COURSE_ROOT=str(root),
@@ -124,11 +118,7 @@ def jupyter_lab(root: Path, role: str, tmp: Path):
                 time.sleep(0.5)
         yield base, token
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
         log.close()
 
 

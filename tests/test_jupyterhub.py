@@ -14,7 +14,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from autograder.lessons import REPO_ROOT
+from tests.servers import free_port, stop
 
 EXAMPLE = REPO_ROOT / "autograder" / "jupyter" / "jupyterhub_config.py"
 PROXY = shutil.which(
@@ -39,12 +39,6 @@ pytestmark = [
         PROXY is None, reason="configurable-http-proxy is not installed"
     ),
 ]
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _config(tmp: Path, hub_port: int, proxy_api: int, bind: int) -> Path:
@@ -82,7 +76,7 @@ c.JupyterHub.pid_file = {str(tmp / "hub.pid")!r}
 def test_hub_logs_in_a_user_and_spawns_a_single_user_lab(tmp_path):
     pytest.importorskip("jupyterhub")
     requests = pytest.importorskip("requests")
-    hub_port, proxy_api, bind = _port(), _port(), _port()
+    hub_port, proxy_api, bind = free_port(), free_port(), free_port()
     config = _config(tmp_path, hub_port, proxy_api, bind)
     env = dict(
         os.environ,
@@ -154,9 +148,5 @@ def test_hub_logs_in_a_user_and_spawns_a_single_user_lab(tmp_path):
         assert "@jupyter/nbgrader:formgrader" in disabled
         assert (tmp_path / "home" / "alice").is_dir()
     finally:
-        hub.terminate()
-        try:
-            hub.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            hub.kill()
+        stop(hub, timeout=30)
         log.close()
