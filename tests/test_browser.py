@@ -147,8 +147,9 @@ def _shot(page, name: str) -> Path:
 
 def _open_and_run_all(page, url: str) -> None:
     """Open a notebook, wait for its kernel, then Run > Run All Cells."""
-    page.goto(url)
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    page.goto(url.replace("?", "?reset&", 1))  # no restored tabs from before
+    page.wait_for_selector(".jp-NotebookPanel:visible .jp-Cell", timeout=90_000)
+    page.locator(".jp-NotebookPanel:visible .jp-Cell").first.click()  # focus it
     page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(
         timeout=90_000
     )
@@ -156,17 +157,24 @@ def _open_and_run_all(page, url: str) -> None:
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
 
 
-def _wait_until_done(page, timeout_s: float = 180) -> None:
-    """Wait until no cell is queued or running ("[*]") and the kernel is idle."""
+def _wait_until_done(page, timeout_s: float = 240) -> None:
+    """Wait until every code cell has run: no "[*]" (running or queued), no "[ ]"
+    (not run yet), and the kernel idle."""
     deadline = time.monotonic() + timeout_s
-    page.locator(".jp-InputPrompt", has_text="[*]").first.wait_for(timeout=30_000)
     while time.monotonic() < deadline:
-        queued = page.locator(".jp-InputPrompt", has_text="[*]").count()
+        # only the notebook on screen: a restored tab may hold other cells
+        prompts = ".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt"
+        running = page.locator(prompts, has_text="[*]").count()
+        waiting = page.locator(prompts, has_text="[ ]").count()
         idle = page.locator(".jp-StatusBar-Widget", has_text="| Idle").count()
-        if queued == 0 and idle:
+        if running == 0 and waiting == 0 and idle:
             return
         time.sleep(0.5)
-    raise AssertionError("the notebook did not finish running")
+    _shot(page, "failed-waiting-for-the-notebook")
+    raise AssertionError(
+        f"the notebook did not finish running: {running} cells running, "
+        f"{waiting} not run (screenshots/failed-waiting-for-the-notebook.png)"
+    )
 
 
 def _save(page) -> None:
