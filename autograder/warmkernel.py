@@ -18,7 +18,9 @@ the server fails in any way, kernels are launched the usual way. Grades do not
 depend on the mode: the same cells run in a fresh interpreter state.
 
 Run as ``python -m autograder.warmkernel``: the server, talking JSON lines on
-stdin/stdout. Workers start it through :func:`install`.
+stdin/stdout. :func:`install` makes nbgrader's executor use
+``WarmKernelManager``, which starts the server on its first kernel launch (and
+again whenever the kernels' environment changes).
 """
 
 from __future__ import annotations
