@@ -174,10 +174,8 @@ def test_gpu_check_runs_lessons_and_bench_and_reports(tmp_path, capsys):
     assert status == 0
     report = json.loads((out / "gpu-check.json").read_text(encoding="utf-8"))
     assert report["lessons"]["04_call_magic"]["passed"] is True
-    assert (
-        report["hardware"] == report["environment"]["gpu"]
-        or report["environment"]["cpu"]
-    )
+    env = report["environment"]
+    assert report["hardware"] == (env["gpu"] or env["cpu"])
     assert (out / report["bench"]).is_file()
     assert (out / "lessons" / "04_call_magic.log").read_text(encoding="utf-8")
     assert "1/1 lessons passed" in capsys.readouterr().out

@@ -123,7 +123,8 @@ def test_hub_logs_in_a_user_and_spawns_a_single_user_lab(tmp_path):
             timeout=30,
         )
         assert reply.status_code == 200, reply.text[-2000:]
-        assert "jupyterhub-session-id" in session.cookies or session.cookies
+        assert "/hub/login" not in reply.url, "login refused"  # landed past login
+        assert any(c.name.startswith("jupyterhub-") for c in session.cookies)
         session.get(f"{base}/hub/spawn", timeout=120)  # starts alice's server
         # Follow the browser's path: the hub hands alice to her server via OAuth.
         deadline = time.monotonic() + 180
