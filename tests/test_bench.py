@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 
 import pytest
 
@@ -55,7 +56,12 @@ def test_every_experiment_measured_what_it_claims(quick):
     results = quick[0]["results"]
     timer = results["timer"]
     assert timer["status"] == "ok"
-    assert 0 < timer["synchronised_s"] <= timer["with_copies_s"] * 1.5
+    # Which clock is slower is the benchmark's finding, not a unit-test property:
+    # on a CPU the "copies" are no-ops and the three differ only by noise.
+    for name in ("naive", "synchronised", "with_copies"):
+        assert math.isfinite(timer[f"{name}_s"]) and timer[f"{name}_s"] > 0
+        assert timer[f"{name}_spread_s"] >= 0
+    assert timer["device"] == "cpu" or timer["device"].startswith("cuda")
     launch = {r["mode"]: r for r in results["launch"]["rows"] if r["device"] == "cpu"}
     assert launch["sync_each"]["ops"] == bench.QUICK.launch_ops
     trap = {
