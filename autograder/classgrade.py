@@ -410,7 +410,7 @@ def _grade_and_write(job: dict[str, Any]) -> None:
         from autograder.scratch import _put_python_on_path, course_config
 
         _put_python_on_path()
-        warmkernel.install(job.get("warm", True))
+        warmkernel.install(job.get("warm", True), confine=job.get("confine", False))
         config = course_config(jobdir)
         config.Execute.timeout = job["timeout"]
         api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
@@ -530,6 +530,7 @@ class ClassReport:
     reused: int
     out_dir: Path
     seconds: float
+    kernels: str = ""  # how the kernels were isolated (sandbox.status())
 
     def summary(self) -> str:
         """A few lines for the terminal."""
@@ -541,6 +542,8 @@ class ClassReport:
             f"grades: {self.out_dir / 'grades.csv'}",
             f"pass rates: {self.out_dir / 'pass_rates.csv'}",
         ]
+        if self.kernels:
+            lines.append(f"kernels: {self.kernels}")
         lines += [f"problem: {p}" for p in self.problems]
         lines += [f"{r.student}/{r.assignment}: {r.status}: {r.message}" for r in bad]
         flagged = [r for r in self.results if r.flags]
@@ -601,8 +604,13 @@ def grade_class(
     progress: bool = True,
     warm: bool = True,
     course_feedback: bool = False,
+    sandbox: bool = True,
 ) -> ClassReport:
     """Grade every submission in ``source``; write results, CSVs and feedback.
+
+    ``warm`` forks kernels from a preloaded helper (:mod:`autograder.warmkernel`);
+    ``sandbox`` confines every kernel with Landlock where the OS offers it
+    (:mod:`autograder.sandbox`; the report's ``kernels`` line says which).
 
     Raises:
         ValueError: bad source or unknown assignment (one line, for the CLI).
@@ -645,6 +653,10 @@ def grade_class(
         templates[lesson] = (template_dir, release)
     shutil.rmtree(template_dir / "notebooks", ignore_errors=True)
     jobs = jobs or os.cpu_count() or 1
+    from autograder import sandbox as landlock
+
+    confine = sandbox and landlock.abi() > 0
+    kernels = landlock.status() if sandbox else "not confined: --no-sandbox"
     # Kernels side by side must not each start one math thread per core: the
     # oversubscribed threads spin against each other and grading crawls.
     threads = max(1, (os.cpu_count() or 1) // min(jobs, max(len(todo), 1)))
@@ -663,6 +675,7 @@ def grade_class(
             "memory_mb": memory_mb,
             "threads": threads,
             "warm": warm,
+            "confine": confine,
         }
         for s in todo
     ]
@@ -679,7 +692,13 @@ def grade_class(
         problems += feedback_to_course(submissions, results)
     shutil.rmtree(work / "jobs", ignore_errors=True)
     return ClassReport(
-        ordered, problems, len(todo), reused, out_dir, time.perf_counter() - start
+        ordered,
+        problems,
+        len(todo),
+        reused,
+        out_dir,
+        time.perf_counter() - start,
+        kernels,
     )
 
 

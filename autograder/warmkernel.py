@@ -58,6 +58,7 @@ PRELOAD = (
     "course.simulate",
     "course.sync",
     "course.timing",
+    "autograder.guard",  # the grading cells import it; a confined kernel cannot
 )
 
 #: Environment variables that differ from kernel to kernel. Any other variable
@@ -135,15 +136,20 @@ def _become_kernel(request: dict[str, Any]) -> None:
         os.environ.update(request["env"])
         if "numpy" in sys.modules:
             sys.modules["numpy"].random.seed()  # a cold kernel seeds from the OS
+        argv = list(request["argv"])
+        if request.get("confine"):
+            from autograder.sandbox import confine_kernel
+
+            argv = confine_kernel(argv)  # still one thread here: all are confined
         import ipykernel_launcher
 
-        sys.argv = [ipykernel_launcher.__file__, *request["argv"]]
+        sys.argv = [ipykernel_launcher.__file__, *argv]
         from ipykernel.kernelapp import IPKernelApp
 
         app = IPKernelApp.instance()
         # read from the environment when ipykernel was imported, in the server
         app.parent_handle = int(os.environ.get("JPY_PARENT_PID") or 0)
-        app.initialize(request["argv"])
+        app.initialize(argv)
         app.start()
         code = 0
     except SystemExit as exc:
@@ -238,10 +244,12 @@ class KernelServer:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def spawn(self, argv: list[str], cwd: str, env: dict[str, str]) -> int:
-        """Fork a kernel with these arguments; return its pid."""
+    def spawn(
+        self, argv: list[str], cwd: str, env: dict[str, str], confine: bool = False
+    ) -> int:
+        """Fork a kernel with these arguments (in the sandbox); return its pid."""
         assert self.process.stdin is not None
-        request = {"argv": argv, "cwd": cwd, "env": env}
+        request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         reply = self._read()
@@ -269,7 +277,9 @@ def forkable(cmd: list[str]) -> bool:
 
 _SERVER: KernelServer | None = None
 #: Kernels launched by this process, by kind (tests check that forking is used).
-LAUNCHED = {"warm": 0, "cold": 0}
+LAUNCHED = {"warm": 0, "cold": 0, "confined": 0}
+#: How this process launches grading kernels; set by :func:`install`.
+SETTINGS = {"warm": True, "confine": False}
 _MANAGER: type | None = None
 
 
@@ -295,21 +305,33 @@ def _manager_class() -> type:
     from jupyter_client.manager import AsyncKernelManager
 
     class WarmKernelManager(AsyncKernelManager):
-        """Launches kernels by forking the warm server; cold when it cannot."""
+        """Launches kernels by forking the warm server; cold when it cannot.
+
+        With ``SETTINGS["confine"]``, every kernel of this Python, warm or cold,
+        is confined (:mod:`autograder.sandbox`) before it runs any code.
+        """
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
             env = dict(kw.get("env") or os.environ)
             env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
             cwd = str(kw.get("cwd") or os.getcwd())
+            confine = SETTINGS["confine"] and forkable(kernel_cmd)
             try:
+                if not (SETTINGS["warm"] and supported()):
+                    raise RuntimeError("warm kernels are off")
                 if not forkable(kernel_cmd):
                     raise RuntimeError("not this Python's IPython kernel")
-                pid = server_for(env).spawn(list(kernel_cmd[3:]), cwd, env)
+                pid = server_for(env).spawn(list(kernel_cmd[3:]), cwd, env, confine)
             except Exception:  # noqa: BLE001 - the usual launch always works
                 LAUNCHED["cold"] += 1
+                LAUNCHED["confined"] += confine
+                if confine:  # the same kernel, confined by a small launcher
+                    tail = list(kernel_cmd[3:])
+                    kernel_cmd = [kernel_cmd[0], "-m", "autograder.sandbox", *tail]
                 await super()._async_launch_kernel(kernel_cmd, **kw)
                 return
             LAUNCHED["warm"] += 1
+            LAUNCHED["confined"] += confine
             provisioner: Any = self.provisioner
             provisioner.process = ForkedKernel(pid)
             provisioner.pid = provisioner.pgid = pid
@@ -320,8 +342,8 @@ def _manager_class() -> type:
     return _MANAGER
 
 
-def install(enabled: bool = True) -> bool:
-    """Make nbgrader's executor launch warm kernels in this process.
+def install(enabled: bool = True, confine: bool = False) -> bool:
+    """Make nbgrader's executor launch warm (and/or confined) kernels here.
 
     nbgrader's ``Execute`` passes its kernel manager class as an argument, which
     configuration cannot override; the class it names is replaced here, in the
@@ -330,11 +352,13 @@ def install(enabled: bool = True) -> bool:
     import nbgrader.preprocessors.execute as execute
     from jupyter_client.manager import AsyncKernelManager
 
-    if enabled and supported():
+    SETTINGS["warm"] = enabled and supported()
+    SETTINGS["confine"] = confine
+    if SETTINGS["warm"] or confine:
         execute.AsyncKernelManager = _manager_class()
-        return True
-    execute.AsyncKernelManager = AsyncKernelManager
-    return False
+    else:
+        execute.AsyncKernelManager = AsyncKernelManager
+    return SETTINGS["warm"]
 
 
 if __name__ == "__main__":

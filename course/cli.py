@@ -107,6 +107,7 @@ def _demo(args: argparse.Namespace) -> int:
     for line in rates[1:6]:
         print("  " + line)
     print("\n" + report.summary().splitlines()[0])
+    print(f"kernels: {report.kernels}")
     problems = compare(samples, report.results)
     for problem in problems:
         print("UNEXPECTED: " + problem)
@@ -140,6 +141,7 @@ def _grade(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         warm=not args.cold_kernels,
         course_feedback=args.nbgrader_feedback,
+        sandbox=not args.no_sandbox,
     )
     print(report.summary())
     return 0
@@ -281,6 +283,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start every kernel from scratch instead of forking a preloaded one "
         "(slower; same grades)",
+    )
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="do not confine kernels with Landlock (by default, on Linux 5.13+, a "
+        "kernel reads only Python, the system and the course package, writes only "
+        "its scratch folder, and opens no TCP connection)",
     )
     grade.set_defaults(func=_grade)
 

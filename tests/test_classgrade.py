@@ -274,6 +274,9 @@ def test_grade_help_documents_every_option(capsys):
         "--memory",
         "--map",
         "--quiet",
+        "--cold-kernels",
+        "--no-sandbox",
+        "--nbgrader-feedback",
     ):
         assert option in text
 

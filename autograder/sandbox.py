@@ -1,0 +1,359 @@
+"""Confine a grading kernel with Landlock, the Linux kernel's unprivileged sandbox.
+
+A kernel that grades a submission runs the student's code as the grader's own
+user. Before that code can run, :func:`confine_kernel` (called in the kernel's
+process before IPython starts, while it has a single thread) restricts the
+process and everything it starts, for good:
+
+* **files**: read and execute only where Python and the system live (the
+  interpreter's prefixes, its ``sys.path``, ``/usr``, ``/lib``, ``/etc``,
+  ``/proc``, ``/sys``), the ``course`` package and the user's read-only
+  matplotlib and IPython settings; read and write only in the kernel's scratch
+  folder (its working directory, also its ``TMPDIR``) and a few device files
+  (``/dev/null``, ``/dev/urandom``, the NVIDIA devices). Other students'
+  submissions, the gradebook, the source notebooks with the reference answers,
+  the ``autograder`` folder with its samples, ``/tmp`` and ``/dev/shm`` are out
+  of reach;
+* **network** (Landlock ABI 4, Linux 6.7+): no TCP connection except to the
+  kernel's own ports (which the grader gave it), and no TCP port bound except
+  those and ephemeral ones (ipykernel's internal pipes);
+* **signals and abstract sockets** (ABI 6, Linux 6.12+): no signal to, and no
+  abstract UNIX socket of, any process outside the sandbox (the grading worker,
+  the warm-kernel server, other kernels). Landlock also forbids ``ptrace`` of
+  them at every ABI, which covers ``/proc/<pid>/mem``.
+
+Not covered: UDP (a DNS query can still leave the machine), memory and CPU (the
+grader's limits do that), and anything the kernel already holds open.
+Landlock needs Linux 5.13+ with the ``landlock`` LSM enabled; :func:`status`
+says what this machine supports, and grading runs without it where it cannot.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import importlib.util
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Syscall numbers are the same on every Linux architecture (added in 5.13).
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
+_CREATE_RULESET_VERSION = 1
+_PR_SET_NO_NEW_PRIVS = 38
+_RULE_PATH_BENEATH, _RULE_NET_PORT = 1, 2
+
+EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_ABI1_FS = (1 << 13) - 1  # EXECUTE .. MAKE_SYM
+REFER, TRUNCATE = 1 << 13, 1 << 14  # ABI 2, ABI 3
+#: Rights that make sense on a single file (the rest need a folder).
+_FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1  # ABI 4
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
+
+READ = EXECUTE | READ_FILE | READ_DIR
+#: Folders Python and the C libraries below it read from.
+SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc", "/sys")
+#: Device files a kernel may read and write (globs).
+DEVICES = (
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/nvidia*",
+    "/dev/nvidia-caps/*",
+    "/dev/dri/*",
+)
+
+
+class SandboxError(RuntimeError):
+    """Landlock is there but the sandbox could not be put in place."""
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class _NetPortAttr(ctypes.Structure):
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("port", ctypes.c_uint64)]
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def abi() -> int:
+    """The Landlock ABI version this kernel offers; 0 where there is none."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        libc = _libc()
+        version = libc.syscall(_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION)
+    except (OSError, AttributeError):
+        return 0
+    return max(int(version), 0)
+
+
+def status() -> str:
+    """One line: what a confined kernel is kept from on this machine."""
+    version = abi()
+    if version == 0:
+        reason = (
+            "not Linux"
+            if not sys.platform.startswith("linux")
+            else "Landlock is not enabled in this Linux kernel (needs 5.13+)"
+        )
+        return f"not confined: {reason}"
+    parts = ["files"]
+    if version >= 4:
+        parts.append("TCP")
+    if version >= 6:
+        parts.append("signals")
+    return f"confined with Landlock ABI {version} ({', '.join(parts)})"
+
+
+@dataclass
+class Policy:
+    """What a confined process may still reach."""
+
+    read: list[str] = field(default_factory=list)  # folders and files: read, exec
+    write: list[str] = field(default_factory=list)  # folders: everything
+    devices: list[str] = field(default_factory=list)  # files: read and write
+    bind_ports: list[int] = field(default_factory=list)  # and connect (0: bind)
+
+
+def _fs_rights(version: int) -> int:
+    rights = _ABI1_FS
+    if version >= 2:
+        rights |= REFER
+    if version >= 3:
+        rights |= TRUNCATE
+    return rights
+
+
+def enforce(policy: Policy, version: int | None = None) -> None:
+    """Restrict this thread, and every thread and process it starts, to ``policy``.
+
+    Call it while the process has one thread: threads that already run stay
+    unrestricted. Paths that do not exist are skipped.
+
+    Raises:
+        SandboxError: Landlock is missing or refused a rule.
+    """
+    version = abi() if version is None else version
+    if version <= 0:
+        raise SandboxError("Landlock is not available")
+    libc = _libc()
+    fs = _fs_rights(version)
+    attr = _RulesetAttr(handled_access_fs=fs)
+    size = 8
+    if version >= 4:
+        attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP
+        size = 16
+    if version >= 6:
+        attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
+        size = 24
+    ruleset = _call(
+        "landlock_create_ruleset",
+        libc.syscall,
+        _CREATE_RULESET,
+        ctypes.byref(attr),
+        size,
+        0,
+    )
+    try:
+        for paths, rights in (
+            (policy.read, READ),
+            (policy.write, fs),
+            (policy.devices, READ_FILE | WRITE_FILE | TRUNCATE),
+        ):
+            for path in paths:
+                _allow_path(libc, ruleset, path, rights & fs)
+        if version >= 4:
+            for port in sorted(set(policy.bind_ports)):
+                # Its own ports: bind, and connect (ipykernel 7 talks to itself).
+                access = NET_BIND_TCP | (NET_CONNECT_TCP if port else 0)
+                rule = _NetPortAttr(allowed_access=access, port=port)
+                _call(
+                    f"port {port}",
+                    libc.syscall,
+                    _ADD_RULE,
+                    ruleset,
+                    _RULE_NET_PORT,
+                    ctypes.byref(rule),
+                    0,
+                )
+        _call("no_new_privs", libc.prctl, _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        _call("landlock_restrict_self", libc.syscall, _RESTRICT_SELF, ruleset, 0)
+    finally:
+        os.close(ruleset)
+
+
+def _call(what: str, function: Any, *args: Any) -> int:
+    """Call a libc function; a negative result becomes a SandboxError."""
+    result = int(function(*args))
+    if result < 0:
+        raise SandboxError(f"{what}: {os.strerror(ctypes.get_errno())}")
+    return result
+
+
+def _allow_path(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # not there: nothing to allow
+    try:
+        if not os.path.isdir(path):
+            rights &= _FILE_RIGHTS
+        rule = _PathBeneathAttr(allowed_access=rights, parent_fd=fd)
+        _call(
+            path,
+            libc.syscall,
+            _ADD_RULE,
+            ruleset,
+            _RULE_PATH_BENEATH,
+            ctypes.byref(rule),
+            0,
+        )
+    finally:
+        os.close(fd)
+
+
+# The grading kernel's policy.
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _user_settings() -> list[str]:
+    """Read-only per-user folders that matplotlib and IPython look in."""
+    home = Path.home()
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache")
+    found = [config / "matplotlib", cache / "matplotlib"]
+    if os.environ.get("MPLCONFIGDIR"):
+        found.append(Path(os.environ["MPLCONFIGDIR"]))
+    try:
+        from IPython.paths import get_ipython_dir
+
+        found.append(Path(get_ipython_dir()))
+    except ImportError:
+        pass
+    return [str(p) for p in found]
+
+
+def _prepare_user_settings() -> None:
+    """Create what IPython would otherwise try to create inside the sandbox."""
+    try:
+        from IPython.core.profiledir import ProfileDir
+        from IPython.paths import get_ipython_dir
+
+        ProfileDir.create_profile_dir_by_name(get_ipython_dir(), "default")
+    except Exception:  # noqa: BLE001 - IPython then reports its own error
+        pass
+
+
+def kernel_policy(cwd: Path, connection_file: Path | None) -> Policy:
+    """What a grading kernel may reach: see the module's docstring."""
+    cwd = cwd.resolve()
+    # The course's own folder (with autograder/, samples and solutions) stays
+    # hidden, even where it is on sys.path; only its `course` package is needed.
+    course = _package_dir("course")
+    hidden = [course.parent] if course is not None else []
+    read: list[str] = [p for p in SYSTEM]
+    prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
+    for entry in [*prefixes, *sys.path]:
+        if not entry:
+            continue
+        path = Path(entry).resolve()
+        if any(_is_within(h, path) for h in hidden) or _is_within(path, cwd):
+            continue  # an ancestor of the course folder, or the scratch folder
+        read.append(str(path))
+    read.append(str(Path(sys.executable).resolve().parent))
+    if course is not None:
+        read.append(str(course))
+    read += _user_settings()
+    ports: list[int] = []
+    if connection_file is not None:
+        read.append(str(connection_file))
+        try:
+            info = json.loads(connection_file.read_text(encoding="utf-8"))
+            ports = [int(v) for k, v in info.items() if k.endswith("_port") and v]
+            # ipykernel also binds loopback pipes on ephemeral ports (port 0);
+            # connecting anywhere else stays forbidden.
+            ports.append(0)
+        except (OSError, ValueError, TypeError):
+            pass
+    devices = sorted({d for pattern in DEVICES for d in glob.glob(pattern)})
+    return Policy(read=read, write=[str(cwd)], devices=devices, bind_ports=ports)
+
+
+def _connection_file(argv: list[str]) -> Path | None:
+    for i, arg in enumerate(argv):
+        if arg == "-f" and i + 1 < len(argv):
+            return Path(argv[i + 1]).resolve()
+        if arg.startswith("--f="):
+            return Path(arg[4:]).resolve()
+    return None
+
+
+def confine_kernel(argv: list[str]) -> list[str]:
+    """Confine this process as a grading kernel; return the kernel's arguments.
+
+    Call it in the kernel's own process, in its working folder, before IPython
+    starts. Points temporary files at the working folder, keeps IPython's
+    history and CuPy's compiled kernels in memory (their usual places are
+    shared with other users of the machine) and runs joblib serially (its
+    process pools need ``/dev/shm``).
+
+    Raises:
+        SandboxError: Landlock refused; the kernel must not start unconfined.
+    """
+    import tempfile
+
+    cwd = Path.cwd()
+    os.environ["TMPDIR"] = str(cwd)
+    tempfile.tempdir = None  # forget a folder chosen before the sandbox
+    os.environ["CUPY_CACHE_IN_MEMORY"] = "1"
+    os.environ["JOBLIB_MULTIPROCESSING"] = "0"  # no /dev/shm: serial, no warning
+    import autograder.guard  # noqa: F401 - the grading cells import it; its folder is hidden
+
+    _prepare_user_settings()
+    enforce(kernel_policy(cwd, _connection_file(argv)))
+    return [*argv, "--HistoryManager.enabled=False"]
+
+
+def main() -> None:
+    """``python -m autograder.sandbox -f FILE``: a confined IPython kernel."""
+    if sys.path and Path(sys.path[0] or ".").resolve() == Path.cwd():
+        del sys.path[0]  # as ipykernel_launcher does
+    argv = confine_kernel(sys.argv[1:])
+    from ipykernel import kernelapp
+
+    sys.argv = [sys.argv[0], *argv]
+    kernelapp.launch_new_instance()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""The Landlock sandbox around grading kernels: what a submission can still reach."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import sandbox
+from autograder.classgrade import grade_class
+from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
+from tests.lesson_helpers import submission
+
+LESSON = "01_devices"
+needs_landlock = pytest.mark.skipif(
+    sandbox.abi() == 0, reason=f"no Landlock here: {sandbox.status()}"
+)
+
+
+def test_status_names_what_is_confined():
+    line = sandbox.status()
+    if sandbox.abi() == 0:
+        assert line.startswith("not confined: ")
+    else:
+        assert line.startswith(f"confined with Landlock ABI {sandbox.abi()} (files")
+        assert ("TCP" in line) == (sandbox.abi() >= 4)
+
+
+def test_policy_hides_the_course_folder_but_not_the_course_package(tmp_path):
+    connection = tmp_path / "kernel.json"
+    connection.write_text(json.dumps({"shell_port": 5001, "hb_port": 5002, "ip": "x"}))
+    policy = sandbox.kernel_policy(tmp_path, connection)
+    assert policy.write == [str(tmp_path.resolve())]
+    assert str(REPO_ROOT / "course") in policy.read
+    assert str(connection.resolve()) in policy.read
+    for path in policy.read:
+        assert not (REPO_ROOT / "autograder").is_relative_to(path), path
+        assert not Path(path).is_relative_to(REPO_ROOT / "autograder"), path
+    assert sorted(policy.bind_ports) == [0, 5001, 5002]
+    assert "/dev/null" in policy.devices and "/dev/shm" not in policy.devices
+
+
+def test_enforce_refuses_without_landlock():
+    with pytest.raises(sandbox.SandboxError, match="not available"):
+        sandbox.enforce(sandbox.Policy(), version=0)
+
+
+PROBE = """
+import json, os, socket, sys
+out = {}
+def attempt(name, action):
+    try:
+        action()
+        out[name] = "reached"
+    except OSError as exc:
+        out[name] = type(exc).__name__
+attempt("secret", lambda: open(sys.argv[1]).read())
+attempt("autograder", lambda: open(sys.argv[2]).read())
+attempt("write-here", lambda: open("mine.txt", "w").write("x"))
+attempt("write-outside", lambda: open(sys.argv[1] + ".new", "w").write("x"))
+attempt("connect", lambda: socket.create_connection(("127.0.0.1", int(sys.argv[3]))))
+attempt("signal-parent", lambda: os.kill(int(sys.argv[4]), 0))
+import numpy, course.checks
+out["imports"] = "reached"
+print(json.dumps(out))
+"""
+
+
+@needs_landlock
+def test_a_confined_process_reaches_only_its_folder_and_python(tmp_path):
+    import subprocess
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the answers")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        code = (
+            "import sys\nfrom autograder import sandbox\n"
+            "sandbox.confine_kernel([])\n" + PROBE
+        )
+        args = [secret, REPO_ROOT / "autograder" / "guard.py", port, os.getpid()]
+        done = subprocess.run(
+            [sys.executable, "-c", code, *map(str, args)],
+            cwd=scratch,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["secret"] == out["autograder"] == "PermissionError"
+    assert out["write-here"] == "reached" and (scratch / "mine.txt").exists()
+    assert out["write-outside"] == "PermissionError"
+    assert not Path(str(secret) + ".new").exists()
+    if sandbox.abi() >= 4:
+        assert out["connect"] == "PermissionError"
+    if sandbox.abi() >= 6:
+        assert out["signal-parent"] == "PermissionError"
+    assert out["imports"] == "reached"
+
+
+SNOOP = """
+import os as _os, pathlib as _pathlib, socket as _socket
+def _attempt(name, action):
+    try:
+        action()
+        print(f"SNOOP {{name}}: reached")
+    except Exception as exc:
+        print(f"SNOOP {{name}}: {{type(exc).__name__}}")
+_here = _pathlib.Path.cwd()
+_root = next(p for p in _here.parents if (p / "gradebook.db").exists())
+_attempt("gradebook", lambda: (_root / "gradebook.db").read_bytes())
+_source = _root / "solutions" / "{lesson}" / "{lesson}.ipynb"
+_attempt("source", lambda: _source.read_text())
+_attempt("classmate", lambda: open({classmate!r}).read())
+_attempt("write-outside", lambda: open({outside!r}, "w").write("x"))
+_attempt("network", lambda: _socket.create_connection(("127.0.0.1", {port})).close())
+"""
+
+
+def _snooping_class(folder: Path, port: int) -> tuple[Path, Path]:
+    """Two students; one answers correctly but snoops first."""
+    classmate = submission(LESSON, folder / f"bea_{LESSON}.ipynb")
+    outside = folder.parent / "planted.txt"
+    reference = source_to_notebook(find_lesson(LESSON))
+    cell = next(
+        c
+        for c in reference.cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "01-pick-device"
+    )
+    snoop = SNOOP.format(
+        lesson=LESSON, classmate=str(classmate), outside=str(outside), port=port
+    )
+    submission(
+        LESSON, folder / f"sam_{LESSON}.ipynb", {"01-pick-device": snoop + cell.source}
+    )
+    return classmate, outside
+
+
+def _snoop_lines(report) -> dict[str, str]:
+    sam = next(r for r in report.results if r.student == "sam")
+    html = Path(sam.feedback).read_text(encoding="utf-8")
+    # The printed lines, not the code that prints them (also on the page).
+    return dict(re.findall(r"SNOOP ([a-z-]+): (\w+)", html))
+
+
+@pytest.mark.slow
+@needs_landlock
+def test_graded_kernels_cannot_snoop_and_grades_do_not_change(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        _, outside = _snooping_class(folder, port)
+        confined = grade_class(
+            folder, LESSON, out_dir=tmp_path / "confined", jobs=1, progress=False
+        )
+        open_ = grade_class(
+            folder,
+            LESSON,
+            out_dir=tmp_path / "open",
+            jobs=1,
+            progress=False,
+            sandbox=False,
+        )
+    assert confined.kernels == sandbox.status()
+    assert open_.kernels == "not confined: --no-sandbox"
+    snooped = _snoop_lines(confined)
+    assert snooped["gradebook"] == snooped["source"] == "PermissionError"
+    assert snooped["classmate"] == snooped["write-outside"] == "PermissionError"
+    if sandbox.abi() >= 4:
+        assert snooped["network"] == "PermissionError"
+    # Without the sandbox the same code reaches all of it: the probe can tell.
+    assert set(_snoop_lines(open_).values()) == {"reached"}
+    outside.unlink()
+    scores = {r.student: (r.status, r.score) for r in confined.results}
+    assert scores == {r.student: (r.status, r.score) for r in open_.results}
+    assert scores == {"bea": ("graded", 12.0), "sam": ("graded", 12.0)}
