@@ -316,6 +316,10 @@ def _manager_class() -> type:
             env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
             cwd = str(kw.get("cwd") or os.getcwd())
             confine = SETTINGS["confine"] and forkable(kernel_cmd)
+            if forkable(kernel_cmd):
+                # ipykernel 7 warns on every start that loopback TCP is not
+                # encrypted: one line per graded notebook on the grader's terminal.
+                kernel_cmd = [*kernel_cmd, "--IPKernelApp.log_level=ERROR"]
             try:
                 if not (SETTINGS["warm"] and supported()):
                     raise RuntimeError("warm kernels are off")
