@@ -183,3 +183,49 @@ def test_graded_kernels_cannot_snoop_and_grades_do_not_change(tmp_path):
     scores = {r.student: (r.status, r.score) for r in confined.results}
     assert scores == {r.student: (r.status, r.score) for r in open_.results}
     assert scores == {"bea": ("graded", 12.0), "sam": ("graded", 12.0)}
+
+
+@needs_landlock
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_confined_kernels_run_lesson_code_but_cannot_read_outside(
+    warm, tmp_path, monkeypatch
+):
+    import nbformat
+    from nbclient import NotebookClient
+
+    from autograder import warmkernel
+
+    if warm and not warmkernel.supported():
+        pytest.skip("warm kernels fork: Linux only")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the answers")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setitem(warmkernel.SETTINGS, "warm", warm)
+    monkeypatch.setitem(warmkernel.SETTINGS, "confine", True)
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # inline figures, as in class
+    cells = [
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
+        f"open({str(secret)!r}).read()",
+        "import numpy as np\nfrom course.checks import check_close\n"
+        "check_close(np.ones(3), np.ones(3), name='x')\nprint(np.ones(3).sum())",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    before = dict(warmkernel.LAUNCHED)
+    NotebookClient(
+        nb,
+        timeout=60,
+        kernel_name="python3",
+        allow_errors=True,
+        kernel_manager_class=warmkernel._manager_class(),
+        resources={"metadata": {"path": str(scratch)}},
+    ).execute()
+    if warmkernel._SERVER is not None:
+        warmkernel._SERVER.close()
+        warmkernel._SERVER = None
+    kind = "warm" if warm else "cold"
+    assert warmkernel.LAUNCHED[kind] == before[kind] + 1
+    assert warmkernel.LAUNCHED["confined"] == before["confined"] + 1
+    assert "image/png" in str(nb.cells[0].outputs)
+    assert nb.cells[1].outputs[0]["ename"] == "PermissionError"
+    assert nb.cells[2].outputs[-1]["text"] == "3.0\n"

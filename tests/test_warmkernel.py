@@ -47,6 +47,8 @@ def _run(cells, manager, tmp_path, timeout=30):
 @pytest.fixture()
 def warm(monkeypatch):
     monkeypatch.setenv("COURSE_PROBE", "seen")
+    monkeypatch.setitem(warmkernel.SETTINGS, "warm", True)
+    monkeypatch.setitem(warmkernel.SETTINGS, "confine", False)
     yield warmkernel._manager_class()
     if warmkernel._SERVER is not None:
         warmkernel._SERVER.close()
