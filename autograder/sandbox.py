@@ -277,10 +277,14 @@ def _prepare_user_settings() -> None:
 def kernel_policy(cwd: Path, connection_file: Path | None) -> Policy:
     """What a grading kernel may reach: see the module's docstring."""
     cwd = cwd.resolve()
-    # The course's own folder (with autograder/, samples and solutions) stays
-    # hidden, even where it is on sys.path; only its `course` package is needed.
+    # A course checkout (solutions/, autograder/ with its samples) stays hidden,
+    # even where it is on sys.path; only its `course` package is needed. An
+    # installed course lives in site-packages, which must stay readable.
     course = _package_dir("course")
-    hidden = [course.parent] if course is not None else []
+    checkout = (
+        course.parent if course and (course.parent / "solutions").is_dir() else None
+    )
+    hidden = [checkout] if checkout is not None else []
     read: list[str] = [p for p in SYSTEM]
     prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
     for entry in [*prefixes, *sys.path]:
@@ -322,10 +326,10 @@ def confine_kernel(argv: list[str]) -> list[str]:
     """Confine this process as a grading kernel; return the kernel's arguments.
 
     Call it in the kernel's own process, in its working folder, before IPython
-    starts. Points temporary files at the working folder, keeps IPython's
-    history and CuPy's compiled kernels in memory (their usual places are
-    shared with other users of the machine) and runs joblib serially (its
-    process pools need ``/dev/shm``).
+    starts. Points temporary files at the working folder, turns IPython's
+    history file off and keeps CuPy's compiled kernels in memory (their usual
+    places are shared with other users of the machine) and runs joblib serially
+    (its process pools need ``/dev/shm``).
 
     Raises:
         SandboxError: Landlock refused; the kernel must not start unconfined.

@@ -45,6 +45,15 @@ def test_policy_hides_the_course_folder_but_not_the_course_package(tmp_path):
     assert "/dev/null" in policy.devices and "/dev/shm" not in policy.devices
 
 
+def test_an_installed_course_keeps_site_packages_readable(tmp_path, monkeypatch):
+    site = tmp_path / "site-packages"
+    (site / "course").mkdir(parents=True)
+    monkeypatch.setattr(sandbox, "_package_dir", lambda name: site / name)
+    monkeypatch.setattr(sandbox.sys, "path", [str(site)])
+    read = sandbox.kernel_policy(tmp_path / "job", None).read
+    assert str(site) in read and str(site / "course") in read
+
+
 def test_enforce_refuses_without_landlock():
     with pytest.raises(sandbox.SandboxError, match="not available"):
         sandbox.enforce(sandbox.Policy(), version=0)
