@@ -315,15 +315,16 @@ def _manager_class() -> type:
             env = dict(kw.get("env") or os.environ)
             env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
             cwd = str(kw.get("cwd") or os.getcwd())
-            confine = SETTINGS["confine"] and forkable(kernel_cmd)
-            if forkable(kernel_cmd):
+            ours = forkable(kernel_cmd)  # this Python's IPython kernel
+            confine = SETTINGS["confine"] and ours
+            if ours:
                 # ipykernel 7 warns on every start that loopback TCP is not
                 # encrypted: one line per graded notebook on the grader's terminal.
                 kernel_cmd = [*kernel_cmd, "--IPKernelApp.log_level=ERROR"]
             try:
                 if not (SETTINGS["warm"] and supported()):
                     raise RuntimeError("warm kernels are off")
-                if not forkable(kernel_cmd):
+                if not ours:
                     raise RuntimeError("not this Python's IPython kernel")
                 pid = server_for(env).spawn(list(kernel_cmd[3:]), cwd, env, confine)
             except Exception:  # noqa: BLE001 - the usual launch always works

@@ -86,3 +86,17 @@ def test_jupyterhub_example_wires_one_course_service_and_its_groups():
         "autograder/jupyter/instructor"
     )
     assert hub.bind_url.startswith("http://127.0.0.1:")
+
+
+def test_both_editions_keep_jupyterlab_state_out_of_the_course(tmp_path):
+    for edition in ("student", "instructor"):
+        default = _load(JUPYTER / edition, "jupyter_lab_config.py").LabApp
+        for value in (default.workspaces_dir, default.user_settings_dir):
+            assert not os.path.abspath(value).startswith(str(REPO_ROOT)), value
+            assert value.startswith(os.path.expanduser("~")), value
+        moved = _load(
+            JUPYTER / edition,
+            "jupyter_lab_config.py",
+            JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "ws"),
+        ).LabApp
+        assert moved.workspaces_dir == str(tmp_path / "ws")

@@ -1,17 +1,11 @@
-"""Keep JupyterLab's per-user state out of the course folder.
+"""Keep JupyterLab's per-user state out of the course folder, as for students.
 
-JupyterLab stores workspaces and user settings under its configuration folder,
-which ``make lab`` / ``make instructor`` point at this folder; put them in the
-user's home instead (or where JUPYTERLAB_*_DIR says).
+The rules live in ../student/jupyter_lab_config.py; both editions share them.
 """
 
 import os
 
-c = get_config()  # noqa: F821 - provided by traitlets
-
-c.LabApp.user_settings_dir = os.environ.get(
-    "JUPYTERLAB_SETTINGS_DIR", os.path.expanduser("~/.jupyter/lab/user-settings")
-)
-c.LabApp.workspaces_dir = os.environ.get(
-    "JUPYTERLAB_WORKSPACES_DIR", os.path.expanduser("~/.jupyter/lab/workspaces")
+load_subconfig(  # noqa: F821 - provided by traitlets
+    "jupyter_lab_config.py",
+    path=os.path.join(os.path.dirname(__file__), os.pardir, "student"),
 )
