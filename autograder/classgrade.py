@@ -37,8 +37,7 @@ from typing import Any
 
 import nbformat
 
-from autograder import guard, warmkernel
-from autograder.feedback import strip_hidden
+from autograder.chain.reassemble import reassemble
 from autograder.lessons import find_lesson, lesson_names
 
 DEFAULT_TIMEOUT = 60
@@ -186,123 +185,6 @@ def collect_submissions(
 
 
 # --------------------------------------------------------------------------------
-# Reassembly: the original tests always run, whatever was done to the notebook.
-
-
-def _first_line(source: str) -> str:
-    for line in source.splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            return line.strip()
-    return ""
-
-
-def _guard_cell(kind: str, source: str, cell_id: str) -> Any:
-    cell = nbformat.v4.new_code_cell(source, metadata={"course_guard": kind})
-    cell["id"] = cell_id[:64]
-    return cell
-
-
-def _visible(source: str) -> str:
-    """A cell's source without hidden tests and without blank-line differences."""
-    lines = strip_hidden(source).strip().splitlines()
-    return "\n".join(line.rstrip() for line in lines if line.strip())
-
-
-def reassemble(submitted: Any, release: Any) -> tuple[Any, list[str]]:
-    """Rebuild a submission on the released notebook; return it and tamper flags.
-
-    Answer cells are matched by grade_id, or, when metadata was stripped, by their
-    first code line. Test and locked cells always come from the release.
-    """
-    flags: list[str] = []
-    by_id: dict[str, list[Any]] = {}
-    for cell in submitted.cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id:
-            by_id.setdefault(grade_id, []).append(cell)
-    for grade_id, cells in by_id.items():
-        if len(cells) > 1:
-            flags.append(f"duplicated cell {grade_id}")
-    release_ids = {
-        c.metadata["nbgrader"]["grade_id"]: c
-        for c in release.cells
-        if "nbgrader" in c.metadata
-    }
-    for grade_id in by_id:
-        if grade_id not in release_ids:
-            flags.append(f"unknown grade_id {grade_id}")
-    order = [
-        c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        for c in submitted.cells
-    ]
-    expected_order = [g for g in release_ids if g in order]
-    if [g for g in order if g in release_ids] != expected_order and len(
-        set(order)
-    ) == len(order):
-        flags.append("cells reordered")
-    rebuilt = nbformat.v4.new_notebook(metadata=release.metadata)
-    rebuilt.cells.append(
-        _guard_cell("install", guard.install_source(), "guard-install")
-    )
-    for cell in release.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        new = nbformat.from_dict(cell)
-        grade_id = meta.get("grade_id")
-        if meta.get("grade"):
-            rebuilt.cells.append(
-                _guard_cell(
-                    "restore", guard.restore_source(), f"guard-before-{grade_id}"
-                )
-            )
-        if meta.get("solution"):
-            candidates = by_id.get(grade_id, [])
-            if not candidates:
-                first = _first_line(cell.source)
-                candidates = [
-                    c
-                    for c in submitted.cells
-                    if c.get("cell_type") == cell.cell_type
-                    and first
-                    and _first_line(c.get("source", "")) == first
-                ]
-                flags.append(
-                    f"metadata of {grade_id} missing"
-                    + (
-                        "; matched by its first line"
-                        if candidates
-                        else "; answer not found"
-                    )
-                )
-            if candidates:
-                answer = candidates[-1]
-                if answer.get("cell_type") != cell.cell_type:
-                    flags.append(f"cell type of {grade_id} changed")
-                else:
-                    new.source = answer.get("source", "")
-        elif grade_id:
-            original = by_id.get(grade_id, [])
-            if not original:
-                flags.append(f"test or locked cell {grade_id} missing (restored)")
-            elif any(
-                _visible(c.get("source", "")) != _visible(cell.source) for c in original
-            ):
-                flags.append(f"test or locked cell {grade_id} edited (restored)")
-            elif any(c.get("cell_type") != cell.cell_type for c in original):
-                flags.append(f"cell type of {grade_id} changed (restored)")
-        rebuilt.cells.append(new)
-        if meta.get("grade"):
-            rebuilt.cells.append(
-                _guard_cell(
-                    "report", guard.report_source(grade_id), f"guard-after-{grade_id}"
-                )
-            )
-    kernel = submitted.get("metadata", {}).get("kernelspec", {}).get("name")
-    if kernel and kernel != release.metadata.get("kernelspec", {}).get("name"):
-        flags.append(f"kernelspec changed to {kernel!r} (reset)")
-    return rebuilt, flags
-
-
-# --------------------------------------------------------------------------------
 # One job: runs in a worker process.
 
 
@@ -387,7 +269,6 @@ def _grade_and_write(job: dict[str, Any]) -> None:
                 f"this notebook belongs to Day {other}, not {sub.assignment}"
             )
             return
-        rebuilt, result.flags = reassemble(submitted, release)
         if jobdir.exists():
             shutil.rmtree(jobdir)
         shutil.copytree(job["template"], jobdir)
@@ -399,7 +280,7 @@ def _grade_and_write(job: dict[str, Any]) -> None:
             / f"{sub.assignment}.ipynb"
         )
         target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(rebuilt, target)
+        nbformat.write(submitted, target)  # the grading chain reassembles it
         _limit_resources(job["memory_mb"])
         for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ[variable] = str(job["threads"])
@@ -410,9 +291,10 @@ def _grade_and_write(job: dict[str, Any]) -> None:
         from autograder.scratch import _put_python_on_path, course_config
 
         _put_python_on_path()
-        warmkernel.install(job.get("warm", True), confine=job.get("confine", False))
         config = course_config(jobdir)
-        config.Execute.timeout = job["timeout"]
+        config.GradingExecute.timeout = job["timeout"]
+        config.GradingExecute.warm = job.get("warm", True)
+        config.GradingExecute.confine = job.get("confine", False)
         api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
         outcome = api.autograde(sub.assignment, sub.student, force=True, create=True)
         if not outcome.get("success"):
@@ -420,24 +302,17 @@ def _grade_and_write(job: dict[str, Any]) -> None:
             return
         graded = jobdir / "autograded" / sub.student / sub.assignment
         executed = nbformat.read(graded / f"{sub.assignment}.ipynb", as_version=4)
-        finished = guard.verdicts(executed)
-        result.hints = _failure_hints(executed)
+        found = executed.metadata.get("course", {})
+        result.flags = list(found.get("flags", []))
+        result.hints = {
+            gid: v["message"][:400]
+            for gid, v in found.get("verdicts", {}).items()
+            if not v.get("passed")
+        }
         with Gradebook(api.coursedir.db_url) as gradebook:
             nb = gradebook.find_submission_notebook(
                 sub.assignment, sub.assignment, sub.student
             )
-            for grade in nb.grades:
-                if float(grade.score) > 0 and not finished.get(grade.name, False):
-                    # The test never finished: withdraw its points, in the
-                    # gradebook too, so the feedback page says the same.
-                    grade.auto_score = 0.0
-                    grade.manual_score = None
-                    result.hints.setdefault(grade.name, "the test did not finish")
-                    result.flags.append(
-                        f"{grade.name}: points withdrawn, the test did not finish "
-                        "(kernel died or exited, or its error was hidden)"
-                    )
-            gradebook.db.commit()
             result.score, result.max_score = float(nb.score), float(nb.max_score)
             result.per_question = {
                 g.name: [float(g.score), float(g.max_score)] for g in nb.grades
@@ -500,20 +375,6 @@ def _render_feedback(executed: Any, db_url: str, student: str, assignment: str) 
     }
     html, _ = _EXPORTER.from_notebook_node(executed, resources=resources)
     return html
-
-
-def _failure_hints(notebook: Any) -> dict[str, str]:
-    """For each failing test cell, the error's type and message (no traceback)."""
-    hints = {}
-    for cell in notebook.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if not meta.get("grade") or cell.cell_type != "code":
-            continue
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                text = f"{output.get('ename')}: {output.get('evalue')}"
-                hints[meta["grade_id"]] = text[:400]
-    return hints
 
 
 # --------------------------------------------------------------------------------
@@ -651,7 +512,6 @@ def grade_class(
         release = work / "templates" / f"{lesson}.release.ipynb"
         shutil.copyfile(released / f"{lesson}.ipynb", release)
         templates[lesson] = (template_dir, release)
-    shutil.rmtree(template_dir / "notebooks", ignore_errors=True)
     jobs = jobs or os.cpu_count() or 1
     from autograder import sandbox as landlock
 

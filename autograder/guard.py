@@ -1,23 +1,19 @@
 """Keep a student's code from tampering with the tests that grade it.
 
-During grading, :func:`autograder.classgrade.reassemble` adds three kinds of
-cells to every submission (nbgrader leaves cells without its metadata alone):
+During grading, :func:`autograder.chain.reassemble` adds two kinds of cells to
+every submission (nbgrader leaves cells without its metadata alone):
 
 * one cell at the very top: ``install()`` records the original check functions
   (``course.checks``, ``numpy.testing``, ``torch.testing``), ``sys.excepthook``
   and IPython's traceback display, before any student code runs, and turns
   ``os._exit``, ``os.abort`` and killing the kernel's own process into errors;
 * before every test cell: ``restore(globals())`` puts all of them back, in their
-  modules and in the notebook's names, undoing monkeypatching done by answers;
-* after every test cell: ``report(grade_id)`` prints whether that cell really
-  finished without an exception, from IPython's own record of the execution.
+  modules and in the notebook's names, undoing monkeypatching done by answers.
 
-After execution the grader gives no points to a test cell whose report is
-missing (the kernel died or exited: ``os._exit``, a kill) or says it failed
-(an error hidden by a patched traceback display). This defends against the
-straightforward attacks; code determined to subvert the interpreter it runs in
-can always do more, which is why untrusted classes should also be graded in a
-container (see the README).
+This is a second line of defence only. Hidden tests are judged outside the
+kernel (:mod:`autograder.chain.verdict`); what the guard protects is what can
+only be checked inside it: visible tests and in-kernel counts. Code determined
+to subvert the interpreter it runs in can always do more.
 """
 
 from __future__ import annotations
@@ -26,9 +22,10 @@ import importlib
 import sys
 from typing import Any
 
-MARKER = "COURSE-GUARD"
+#: Modules whose functions tests call, and the prefix of the names kept.
 _MODULES = {
-    "course.checks": "check_",  # the functions test cells call by name
+    "course.checks": "check_",
+    "course.results": "",  # submit, outcome, encode
     "numpy.testing": "assert_",
     "torch.testing": "assert_",
 }
@@ -37,11 +34,14 @@ _shell_originals: dict[str, Any] = {}
 _sys_originals: dict[str, Any] = {}
 
 
-def _public(module: Any, names: tuple[str, ...] | None) -> list[str]:
-    if names is not None:
-        return [n for n in names if hasattr(module, n)]
+def _public(module: Any, prefix: str) -> list[str]:
+    names = dir(module) if prefix else getattr(module, "__all__", [])
     return [
-        n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n))
+        n
+        for n in names
+        if n.startswith(prefix)
+        and not n.startswith("_")
+        and callable(getattr(module, n))
     ]
 
 
@@ -71,12 +71,12 @@ def install() -> None:
 
     _sys_originals["kill"] = os.kill
     _disable_exits()
-    for name, attrs in _MODULES.items():
+    for name, prefix in _MODULES.items():
         try:
             module = importlib.import_module(name)
         except ImportError:
             continue
-        for attr in _public(module, attrs):
+        for attr in _public(module, prefix):
             _originals[(name, attr)] = getattr(module, attr)
     _sys_originals.update(excepthook=sys.__excepthook__, exit=sys.exit)
     try:
@@ -128,24 +128,6 @@ def restore(namespace: dict[str, Any]) -> None:
         pass
 
 
-def report(grade_id: str) -> None:
-    """Print whether the previous cell (a test cell) finished without an exception."""
-    ok = False
-    try:
-        from IPython import get_ipython
-
-        result = get_ipython().last_execution_result
-        ok = (
-            result is not None
-            and result.error_in_exec is None
-            and (result.error_before_exec is None)
-        )
-    except Exception:
-        ok = False
-    sys.__stdout__.flush()
-    print(f"{MARKER} {grade_id} {'ok' if ok else 'failed'}", flush=True)
-
-
 def install_source() -> str:
     """The source of the cell that goes first in a graded notebook."""
     return "import autograder.guard as _course_guard\n_course_guard.install()"
@@ -154,25 +136,3 @@ def install_source() -> str:
 def restore_source() -> str:
     """The source of the cell that goes before every test cell."""
     return "__import__('autograder.guard').guard.restore(globals())"
-
-
-def report_source(grade_id: str) -> str:
-    """The source of the cell that goes after test cell ``grade_id``."""
-    return f"__import__('autograder.guard').guard.report({grade_id!r})"
-
-
-def verdicts(notebook: Any) -> dict[str, bool]:
-    """Read the reports of an executed notebook: ``{grade_id: finished_ok}``."""
-    found: dict[str, bool] = {}
-    for cell in notebook.cells:
-        if not cell.get("metadata", {}).get("course_guard") == "report":
-            continue
-        for output in cell.get("outputs", []):
-            text = (
-                output.get("text", "") if output.get("output_type") == "stream" else ""
-            )
-            for line in text.splitlines():
-                parts = line.split()
-                if len(parts) == 3 and parts[0] == MARKER:
-                    found[parts[1]] = parts[2] == "ok"
-    return found

@@ -39,6 +39,52 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.Execute.timeout = 120
 c.Execute.interrupt_on_timeout = True
 
+# The grading chain (autograder/chain): the submission is rebuilt on the released
+# notebook, hidden tests are sealed with a nonce, the notebook runs in a warm,
+# confined kernel, and each test cell's verdict is made here, in the grader's
+# process, by comparing the results the cell sent with the reference's.
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (  # noqa: E402
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
+    IgnorePattern,
+    LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+)
+
+from autograder.chain import (  # noqa: E402
+    GradingExecute,
+    Reassemble,
+    SealTests,
+    Verdict,
+)
+
+c.Autograde.sanitize_preprocessors = [
+    Reassemble,
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    OverwriteCells,
+    CheckCellMetadata,
+    SealTests,
+]
+c.Autograde.autograde_preprocessors = [
+    GradingExecute,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    Verdict,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+]
+c.GradingExecute.timeout = 120
+c.GradingExecute.interrupt_on_timeout = True
+
 # Feedback: never show hidden-test code, in sources or in tracebacks.
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402

@@ -55,6 +55,7 @@ PRELOAD = (
     "course.devices",
     "course.fakecupy",
     "course.recorded",
+    "course.results",
     "course.simulate",
     "course.sync",
     "course.timing",
@@ -298,7 +299,8 @@ def server_for(env: dict[str, str]) -> KernelServer:
     return _SERVER
 
 
-def _manager_class() -> type:
+def manager_class() -> type:
+    """The kernel manager class that launches warm and/or confined kernels."""
     global _MANAGER
     if _MANAGER is not None:
         return _MANAGER
@@ -360,7 +362,7 @@ def install(enabled: bool = True, confine: bool = False) -> bool:
     SETTINGS["warm"] = enabled and supported()
     SETTINGS["confine"] = confine
     if SETTINGS["warm"] or confine:
-        execute.AsyncKernelManager = _manager_class()
+        execute.AsyncKernelManager = manager_class()
     else:
         execute.AsyncKernelManager = AsyncKernelManager
     return SETTINGS["warm"]

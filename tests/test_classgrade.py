@@ -247,10 +247,8 @@ def test_reassemble_restores_tests_and_finds_answers_without_metadata():
         for c in rebuilt.cells
         if "course_guard" in c.metadata
     ]
-    assert (
-        guards[0] == "install"
-        and guards.count("report") == guards.count("restore") == 8
-    )
+    assert guards[0] == "install" and guards.count("restore") == 8
+    assert "report" not in guards  # whether a test finished is the kernel's reply
     assert any("matched by its first line" in f for f in flags)
 
 

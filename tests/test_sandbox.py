@@ -226,7 +226,7 @@ def test_confined_kernels_run_lesson_code_but_cannot_read_outside(
         timeout=60,
         kernel_name="python3",
         allow_errors=True,
-        kernel_manager_class=warmkernel._manager_class(),
+        kernel_manager_class=warmkernel.manager_class(),
         resources={"metadata": {"path": str(scratch)}},
     ).execute()
     if warmkernel._SERVER is not None:

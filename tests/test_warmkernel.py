@@ -49,7 +49,7 @@ def warm(monkeypatch):
     monkeypatch.setenv("COURSE_PROBE", "seen")
     monkeypatch.setitem(warmkernel.SETTINGS, "warm", True)
     monkeypatch.setitem(warmkernel.SETTINGS, "confine", False)
-    yield warmkernel._manager_class()
+    yield warmkernel.manager_class()
     if warmkernel._SERVER is not None:
         warmkernel._SERVER.close()
         warmkernel._SERVER = None
@@ -133,7 +133,7 @@ def test_install_can_switch_back_to_cold_kernels():
 
     try:
         assert warmkernel.install(True)
-        assert execute.AsyncKernelManager is warmkernel._manager_class()
+        assert execute.AsyncKernelManager is warmkernel.manager_class()
     finally:
         assert not warmkernel.install(False)
     assert execute.AsyncKernelManager is AsyncKernelManager

@@ -1,0 +1,158 @@
+"""Running a submission: nbgrader's ``Execute``, with the course's kernels and limits.
+
+``GradingExecute`` replaces ``Execute`` in ``Autograde.autograde_preprocessors``:
+
+* kernels are forked warm from a preloaded server and confined with Landlock
+  where the machine allows (:mod:`autograder.warmkernel`,
+  :mod:`autograder.sandbox`); ``Execute.kernel_manager_class`` cannot be set in
+  the configuration (``Execute.__init__`` overrides it), hence this subclass;
+* the kernel works in a new, empty folder: not in the folder that holds the
+  notebook being graded;
+* every cell's outcome as the kernel reported it (``ok``, ``error``) is kept in
+  ``resources["course"]["status"]`` for the verdict step; a kernel that dies
+  does not lose the notebook: the cell it died in is named, the cells before it
+  keep their outcomes, and every test cell that never ran gets an error output
+  (nbgrader would give full marks to a test cell without outputs);
+* output is capped in bytes as it arrives: one message larger than
+  ``max_message_bytes`` is refused by ZeroMQ before it reaches memory, and once
+  a notebook's outputs add up to ``max_output_bytes``, further output is
+  dropped and a note says so. A test cell's results are never dropped for
+  output that came before them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from nbclient.exceptions import DeadKernelError
+from nbformat import NotebookNode
+from nbgrader.preprocessors import Execute
+from traitlets import Bool, Integer
+
+from autograder import warmkernel
+from autograder.nbmeta import grade_id, is_test
+from course.results import MIME
+
+#: Where the chain keeps what it learnt about a run, between preprocessors.
+RESOURCES_KEY = "course"
+
+
+def _error(ename: str, evalue: str) -> NotebookNode:
+    return NotebookNode(
+        output_type="error",
+        ename=ename,
+        evalue=evalue,
+        traceback=[f"{ename}: {evalue}"],
+    )
+
+
+class GradingExecute(Execute):
+    """nbgrader's Execute with warm, confined kernels and the limits above."""
+
+    warm = Bool(True, help="Fork kernels from a preloaded server (Linux).").tag(
+        config=True
+    )
+    confine = Bool(True, help="Confine kernels with Landlock where possible.").tag(
+        config=True
+    )
+    max_output_bytes = Integer(
+        2_000_000, help="Output kept per notebook, in bytes; the rest is dropped."
+    ).tag(config=True)
+    max_message_bytes = Integer(
+        32_000_000, help="Largest single output message; a larger one is refused."
+    ).tag(config=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from autograder import sandbox
+
+        warmkernel.install(self.warm, confine=self.confine and sandbox.abi() > 0)
+        self.kernel_manager_class = warmkernel.manager_class()
+
+    # -- one notebook -------------------------------------------------------------
+    def preprocess(self, nb: Any, resources: Any = None, km: Any = None):
+        resources = resources if resources is not None else {}
+        folder = Path(tempfile.mkdtemp(prefix="course-kernel-"))
+        run = dict(resources)
+        run["metadata"] = dict(resources.get("metadata") or {}, path=str(folder))
+        self._status: dict[str, str] = {}
+        self._current: str | None = None
+        self._bytes = 0
+        self._truncated = False
+        died = None
+        try:
+            nb, _ = super().preprocess(nb, run, km)
+        except DeadKernelError:
+            died = self._current
+            if died is not None:
+                self._status[died] = "died"
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        self._mark_unrun(nb, died)
+        info = resources.setdefault(RESOURCES_KEY, {})
+        info["status"] = dict(self._status)
+        info["died_in"] = died
+        return nb, resources
+
+    def _mark_unrun(self, nb: Any, died: str | None) -> None:
+        names = {c.get("id"): grade_id(c) or c.get("id") for c in nb.cells}
+        where = f" (the kernel died in cell {names.get(died, died)})" if died else ""
+        for cell in nb.cells:
+            if cell.get("id") == died:
+                cell.outputs.append(
+                    _error(
+                        "KernelDied",
+                        "the kernel died while this cell ran: it "
+                        "crashed, was killed, or ran out of memory",
+                    )
+                )
+            elif is_test(cell) and cell.get("id") not in self._status:
+                cell.outputs.append(_error("NotRun", f"this test did not run{where}"))
+
+    # -- hooks nbclient calls ------------------------------------------------------
+    async def async_start_new_kernel_client(self) -> Any:
+        kc = await super().async_start_new_kernel_client()
+        try:
+            import zmq
+
+            # A message bigger than the whole budget is refused by ZeroMQ itself.
+            kc.iopub_channel.socket.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+        except Exception:  # noqa: BLE001 - the per-message cap below still holds
+            pass
+        return kc
+
+    def on_cell_start(self, **kwargs: Any) -> None:
+        self._current = kwargs["cell"].get("id")
+
+    def on_cell_executed(self, **kwargs: Any) -> None:
+        super().on_cell_executed(**kwargs)
+        status = kwargs["execute_reply"]["content"].get("status", "error")
+        self._status[kwargs["cell"].get("id")] = str(status)
+
+    def process_message(self, msg: dict, cell: NotebookNode, cell_index: int):
+        kind = msg.get("msg_type")
+        results = kind == "display_data" and MIME in msg.get("content", {}).get(
+            "data", {}
+        )
+        if kind in ("stream", "display_data", "execute_result", "error") and not (
+            results and is_test(cell)  # a test's results never lose their place
+        ):
+            size = len(json.dumps(msg.get("content", {}), default=str))
+            self._bytes += size
+            if self._bytes > self.max_output_bytes:
+                if not self._truncated:
+                    self._truncated = True
+                    cell.outputs.append(
+                        NotebookNode(
+                            output_type="stream",
+                            name="stdout",
+                            text=f"[output beyond {self.max_output_bytes:,} bytes "
+                            "per notebook dropped]\n",
+                        )
+                    )
+                return None
+        return super().process_message(msg, cell, cell_index)
