@@ -57,3 +57,40 @@ class HideHiddenTests(Preprocessor):
                 outputs.append(output)
         cell.outputs = outputs
         return cell, resources
+
+
+def feedback_exporter() -> Any:
+    """An HTML exporter with nbgrader's feedback template and the course's filters.
+
+    Filters, in order: nbgrader's ``GetGrades`` (scores for the template),
+    the CSS header, :class:`HideHiddenTests`, and
+    :class:`autograder.chain.sanitize.SanitizeOutputs` (no script or raw HTML
+    from a submission reaches the page).
+    """
+    from pathlib import Path
+
+    import nbgrader
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
+    from traitlets.config import Config
+
+    from autograder.chain.sanitize import SanitizeOutputs
+
+    formgrader = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
+    config = Config()
+    config.HTMLExporter.template_name = "feedback"
+    config.HTMLExporter.extra_template_basedirs = [str(formgrader / "templates")]
+    config.HTMLExporter.extra_template_paths = [
+        str(formgrader / "static" / "node_modules" / "bootstrap" / "dist" / "css")
+    ]
+    config.Exporter.default_preprocessors = []
+    exporter = HTMLExporter(config=config)
+    for step in (
+        GetGrades,
+        CSSHTMLHeaderPreprocessor,
+        HideHiddenTests,
+        SanitizeOutputs,
+    ):
+        exporter.register_preprocessor(step(), enabled=True)
+    return exporter

@@ -89,12 +89,14 @@ c.GradingExecute.interrupt_on_timeout = True
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
+from autograder.chain.sanitize import SanitizeOutputs  # noqa: E402
 from autograder.feedback import HideHiddenTests  # noqa: E402
 
 c.GenerateFeedback.preprocessors = [
     GetGrades,
     CSSHTMLHeaderPreprocessor,
     HideHiddenTests,
+    SanitizeOutputs,
 ]
 
 # Huge outputs are cut before they reach the gradebook and feedback.

@@ -3,8 +3,8 @@
 For each lesson, in a scratch course (so the ``.py`` source never sits next to
 the notebook nbgrader releases): convert the source to a notebook, run
 ``nbgrader generate_assignment`` (answers become stubs, hidden tests and outputs
-are removed, checksums recorded), then copy the result to ``notebooks/``. The
-written notebooks are checked for leaks before the command reports success.
+are removed, checksums recorded), check the result for leaks, and only then
+copy it to ``notebooks/``.
 """
 
 from __future__ import annotations
@@ -34,13 +34,16 @@ def release(
     out_dir: Path | None = None,
     *,
     log=print,
+    probe: bool = False,
 ) -> list[Path]:
     """Release lessons (default: all) into ``out_dir`` (default: ``notebooks/``).
 
-    Returns the written notebook paths.
+    With ``probe``, then grade the delegation probe of every lesson that declares
+    course helpers (:mod:`autograder.probe`). Returns the written notebook paths.
 
     Raises:
         LeakError: a released file contains solution or hidden-test text.
+        DelegationError: a course helper earns a hidden test's points.
         RuntimeError: nbgrader failed on a lesson.
     """
     out_dir = REPO_ROOT / "notebooks" if out_dir is None else Path(out_dir)
@@ -49,15 +52,23 @@ def release(
     with ScratchCourse() as course:
         for name in names:
             released = course.generate(name)
+            # Checked in the scratch course, before anything reaches out_dir.
+            for notebook in sorted(released.rglob("*.ipynb")):
+                _normalise(notebook)
+                problems = find_leaks(notebook)
+                if problems:
+                    raise LeakError(f"{notebook.name}: {'; '.join(problems)}")
             target = out_dir / released.name
             if target.exists():
                 shutil.rmtree(target)
             shutil.copytree(released, target)
-            for notebook in sorted(target.rglob("*.ipynb")):
-                _normalise(notebook)
-                problems = find_leaks(notebook)
-                if problems:
-                    raise LeakError(f"{notebook}: {'; '.join(problems)}")
-                written.append(notebook)
+            written += sorted(target.rglob("*.ipynb"))
             log(f"released {released.name} -> {target}")
+    if probe:
+        from autograder.probe import helpers, run_probe
+
+        for name in names:
+            if helpers(name):
+                run_probe(name)
+                log(f"probe {name}: no course helper earns a hidden test's points")
     return written

@@ -22,8 +22,10 @@ process and everything it starts, for good:
   the warm-kernel server, other kernels). Landlock also forbids ``ptrace`` of
   them at every ABI, which covers ``/proc/<pid>/mem``.
 
-Not covered: UDP (a DNS query can still leave the machine), memory and CPU (the
-grader's limits do that), and anything the kernel already holds open.
+UDP and new UNIX sockets are refused by a seccomp filter installed right after
+(:mod:`autograder.seccomp`). Not covered here: memory and CPU, processes and
+bytes written (:mod:`autograder.limits` and the grader's limits do that), and
+anything the kernel already holds open.
 Landlock needs Linux 5.13+ with the ``landlock`` LSM enabled; :func:`status`
 says what this machine supports, and grading runs without it where it cannot.
 """
@@ -122,7 +124,10 @@ def status() -> str:
         parts.append("TCP")
     if version >= 6:
         parts.append("signals")
-    return f"confined with Landlock ABI {version} ({', '.join(parts)})"
+    from autograder import seccomp
+
+    extra = "; seccomp: no UDP or UNIX sockets" if seccomp.supported() else ""
+    return f"confined with Landlock ABI {version} ({', '.join(parts)}){extra}"
 
 
 @dataclass
@@ -342,9 +347,12 @@ def confine_kernel(argv: list[str]) -> list[str]:
     os.environ["CUPY_CACHE_IN_MEMORY"] = "1"
     os.environ["JOBLIB_MULTIPROCESSING"] = "0"  # no /dev/shm: serial, no warning
     import autograder.guard  # noqa: F401 - the grading cells import it; its folder is hidden
+    from autograder import seccomp  # its folder is hidden once confined
 
     _prepare_user_settings()
     enforce(kernel_policy(cwd, _connection_file(argv)))
+    if seccomp.supported():
+        seccomp.install()  # no UDP, no new UNIX sockets (see autograder.seccomp)
     return [*argv, "--HistoryManager.enabled=False"]
 
 

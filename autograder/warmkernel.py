@@ -133,6 +133,10 @@ def _become_kernel(request: dict[str, Any]) -> None:
         os.dup2(devnull, 0)
         os.close(devnull)
         os.chdir(request["cwd"])
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)  # not the grader's terminal, for this process and its
+        os.dup2(quiet, 2)  # children alike
+        os.close(quiet)
         os.environ.clear()
         os.environ.update(request["env"])
         if "numpy" in sys.modules:
@@ -314,8 +318,17 @@ def manager_class() -> type:
         """
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-            env = dict(kw.get("env") or os.environ)
+            from autograder.limits import kernel_env
+
+            # Only allowed variables reach the kernel (and the server it forks
+            # from, whose environment block a child can still read in /proc).
+            env = kernel_env(dict(kw.get("env") or os.environ))
             env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
+            kw["env"] = env
+            # The kernel's own output goes to the notebook, never to the grader's
+            # terminal (nor does that of anything it starts).
+            kw.setdefault("stdout", subprocess.DEVNULL)
+            kw.setdefault("stderr", subprocess.DEVNULL)
             cwd = str(kw.get("cwd") or os.getcwd())
             ours = forkable(kernel_cmd)  # this Python's IPython kernel
             confine = SETTINGS["confine"] and ours

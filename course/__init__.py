@@ -3,7 +3,7 @@
 Import what you need explicitly, for example::
 
     from course.devices import pick_device
-    from course.backend import get_xp, to_numpy
+    from course.backend import get_xp, host_copy
     from course.timing import benchmark
 
 Importing :mod:`course` itself is cheap: torch and CuPy are only imported by the

@@ -88,20 +88,35 @@ def array_module(*arrays: Any) -> ModuleType:
     return np
 
 
-def to_numpy(x: Any) -> np.ndarray:
-    """Copy or view ``x`` as a NumPy array, whatever device it lives on.
+def host_copy(x: Any) -> np.ndarray:
+    """Copy an array to the host as a NumPy array (NumPy arrays come back as is).
 
-    Accepts NumPy arrays, CuPy arrays and simulated device arrays (copied
-    device-to-host), torch tensors on any device (detached, then copied to the
-    host), and anything ``numpy.asarray`` understands (lists, scalars).
+    For the array lessons' data: NumPy arrays, CuPy arrays and the simulated
+    device arrays of :mod:`course.fakecupy` (each copied device-to-host once),
+    and plain numbers and lists. A torch tensor is refused: write
+    ``tensor.detach().cpu().numpy()``, which says what it does (Day 05 asks you
+    to write a ``to_numpy`` that accepts tensors too).
+
+    Raises:
+        TypeError: ``x`` is a torch tensor.
     """
     if isinstance(x, np.ndarray):
         return x
     if _is_cupy_array(x) or _is_simulated(x):
         return x.get()
     if _is_torch_tensor(x):
-        return x.detach().cpu().numpy()
+        raise TypeError(
+            "host_copy takes NumPy/CuPy arrays; for a torch tensor write "
+            "tensor.detach().cpu().numpy()"
+        )
     return np.asarray(x)
+
+
+def _as_numpy(x: Any) -> np.ndarray:
+    """Any array-like as a NumPy array, tensors too (for the checks and plots)."""
+    if _is_torch_tensor(x):
+        return x.detach().cpu().numpy()
+    return host_copy(x)
 
 
 def device_of(x: Any) -> str:

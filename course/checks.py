@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from course.backend import device_of, to_numpy
+from course.backend import _as_numpy, device_of
 
 _EXACT_TYPES = (bool, int, float, str, bytes, type(None))
 _PLAIN_VALUE = {
@@ -178,8 +178,8 @@ def check_close(
     if isinstance(actual, (int, float)) and not isinstance(actual, bool):
         got = np.asarray(float(actual))
     else:
-        got = np.asarray(to_numpy(actual))
-    want = np.asarray(to_numpy(expected), dtype=float)
+        got = np.asarray(_as_numpy(actual))
+    want = np.asarray(_as_numpy(expected), dtype=float)
     if got.dtype == object or not np.issubdtype(got.dtype, np.number):
         if got.dtype != bool:
             raise AssertionError(
@@ -208,7 +208,7 @@ def check_close(
 
 def check_finite(value: Any, name: str = "value") -> None:
     """Check that no element is NaN or infinite."""
-    arr = np.asarray(to_numpy(value), dtype=float)
+    arr = np.asarray(_as_numpy(value), dtype=float)
     if not np.all(np.isfinite(arr)):
         raise AssertionError(
             f"{name} contains NaN or inf. Use a numerically stable formula "

@@ -28,7 +28,7 @@ def _release(args: argparse.Namespace) -> int:
 
     lessons = args.lessons or None
     if not args.check:
-        release(lessons)
+        release(lessons, probe=not args.no_probe)
         return 0
     notebooks = REPO_ROOT / "notebooks"
     with tempfile.TemporaryDirectory() as tmp:
@@ -241,6 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--check",
         action="store_true",
         help="release into a scratch folder and fail if notebooks/ differs",
+    )
+    rel.add_argument(
+        "--no-probe",
+        action="store_true",
+        help="skip the delegation probe (grading a submission that uses the "
+        "course's helpers for graded tasks, which must earn nothing)",
     )
     rel.set_defaults(func=_release)
 

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 import torch
 
-from course.backend import array_module, backend_name, device_of, get_xp, to_numpy
+from course.backend import (
+    _as_numpy,
+    array_module,
+    backend_name,
+    device_of,
+    get_xp,
+    host_copy,
+)
 from course.devices import cupy_status
 from tests.markers import needs_cupy_gpu, needs_torch_cuda
 
@@ -46,21 +53,30 @@ def test_array_module_of_numpy_arrays_and_plain_values():
     "value",
     [
         np.arange(6, dtype=np.float32).reshape(2, 3),
-        torch.arange(6, dtype=torch.float32).reshape(2, 3),
-        torch.arange(6, dtype=torch.float32).reshape(2, 3).requires_grad_(),
         [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]],
     ],
 )
-def test_to_numpy_accepts_arrays_tensors_and_lists(value):
-    out = to_numpy(value)
+def test_host_copy_accepts_arrays_and_lists(value):
+    out = host_copy(value)
     assert type(out) is np.ndarray
     assert out.shape == (2, 3)
     np.testing.assert_allclose(out, np.arange(6).reshape(2, 3), rtol=0, atol=0)
 
 
-def test_to_numpy_returns_numpy_input_unchanged():
+def test_host_copy_refuses_tensors_so_it_cannot_answer_task_5_2():
+    """Day 05's to_numpy must handle tensors; the library's helper does not."""
+    with pytest.raises(TypeError, match=r"detach\(\)\.cpu\(\)\.numpy\(\)"):
+        host_copy(torch.ones(2, requires_grad=True))
+
+
+def test_the_checks_still_read_tensors():
+    t = torch.arange(6, dtype=torch.float32).reshape(2, 3).requires_grad_()
+    np.testing.assert_array_equal(_as_numpy(t), np.arange(6).reshape(2, 3))
+
+
+def test_host_copy_returns_numpy_input_unchanged():
     a = np.ones(3)
-    assert to_numpy(a) is a
+    assert host_copy(a) is a
 
 
 def test_device_of_cpu_values():
@@ -76,11 +92,11 @@ def test_cupy_round_trip_on_gpu():
     x = cupy.arange(6, dtype=cupy.float32)
     assert array_module(x) is cupy
     assert device_of(x) == "cuda:0"
-    np.testing.assert_array_equal(to_numpy(x), np.arange(6, dtype=np.float32))
+    np.testing.assert_array_equal(host_copy(x), np.arange(6, dtype=np.float32))
 
 
 @needs_torch_cuda
-def test_to_numpy_copies_cuda_tensors_back():
+def test_checks_copy_cuda_tensors_back():
     t = torch.arange(4, device="cuda")
     assert device_of(t) == "cuda:0"
-    np.testing.assert_array_equal(to_numpy(t), np.arange(4))
+    np.testing.assert_array_equal(_as_numpy(t), np.arange(4))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course.backend import array_module, device_of, to_numpy
+from course.backend import array_module, device_of, host_copy
 from course.checks import check_close, check_device
 from course.fakecupy import DeviceArray, fake_cupy, to_device
 from course.sync import SyncCounter
@@ -61,7 +61,7 @@ def test_course_helpers_understand_simulated_arrays(X):
     check_device(X, "simgpu")
     with pytest.raises(AssertionError, match="is on cpu but should be on simgpu"):
         check_device(np.zeros(1), "simgpu")
-    assert type(to_numpy(X)) is np.ndarray
+    assert type(host_copy(X)) is np.ndarray
     check_close(X, np.arange(12).reshape(4, 3))
 
 

@@ -13,6 +13,9 @@
   does not lose the notebook: the cell it died in is named, the cells before it
   keep their outcomes, and every test cell that never ran gets an error output
   (nbgrader would give full marks to a test cell without outputs);
+* every process the kernel starts is killed when the notebook ends, and their
+  number is capped (:class:`autograder.limits.ProcessCage`); the bytes written
+  into the kernel's folder are capped too (checked twice a second);
 * output is capped in bytes as it arrives: one message larger than
   ``max_message_bytes`` is refused by ZeroMQ before it reaches memory, and once
   a notebook's outputs add up to ``max_output_bytes``, further output is
@@ -25,6 +28,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +38,36 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from autograder import warmkernel
+from autograder.limits import ProcessCage, folder_bytes
 from autograder.nbmeta import grade_id, is_test
 from course.results import MIME
 
 #: Where the chain keeps what it learnt about a run, between preprocessors.
 RESOURCES_KEY = "course"
+
+
+class _DiskWatch:
+    """Kills the kernel's processes once its folder holds more than ``limit``."""
+
+    def __init__(self, folder: Path, limit: int, cage: ProcessCage) -> None:
+        self.folder, self.limit, self.cage = folder, limit, cage
+        self.exceeded = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            if folder_bytes(self.folder, stop_at=self.limit) > self.limit:
+                self.exceeded = True
+                self.cage.kill_all()
+                return
 
 
 def _error(ename: str, evalue: str) -> NotebookNode:
@@ -65,6 +94,9 @@ class GradingExecute(Execute):
     max_message_bytes = Integer(
         32_000_000, help="Largest single output message; a larger one is refused."
     ).tag(config=True)
+    max_disk_bytes = Integer(
+        1_000_000_000, help="Bytes a kernel may write into its folder."
+    ).tag(config=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -83,37 +115,49 @@ class GradingExecute(Execute):
         self._current: str | None = None
         self._bytes = 0
         self._truncated = False
+        self._cage = ProcessCage("kernel")
+        watchdog = _DiskWatch(folder, self.max_disk_bytes, self._cage)
         died = None
         try:
+            watchdog.start()
             nb, _ = super().preprocess(nb, run, km)
         except DeadKernelError:
             died = self._current
             if died is not None:
                 self._status[died] = "died"
         finally:
+            watchdog.stop()
+            self._cage.remove()  # everything the kernel started, too
             shutil.rmtree(folder, ignore_errors=True)
-        self._mark_unrun(nb, died)
+        self._mark_unrun(nb, died, watchdog.exceeded)
         info = resources.setdefault(RESOURCES_KEY, {})
         info["status"] = dict(self._status)
         info["died_in"] = died
         return nb, resources
 
-    def _mark_unrun(self, nb: Any, died: str | None) -> None:
+    def _mark_unrun(self, nb: Any, died: str | None, disk: bool = False) -> None:
         names = {c.get("id"): grade_id(c) or c.get("id") for c in nb.cells}
         where = f" (the kernel died in cell {names.get(died, died)})" if died else ""
+        why = (
+            f"it wrote more than {self.max_disk_bytes:,} bytes into its folder"
+            if disk
+            else "it crashed, was killed, or ran out of memory"
+        )
         for cell in nb.cells:
             if cell.get("id") == died:
                 cell.outputs.append(
-                    _error(
-                        "KernelDied",
-                        "the kernel died while this cell ran: it "
-                        "crashed, was killed, or ran out of memory",
-                    )
+                    _error("KernelDied", f"the kernel died while this cell ran: {why}")
                 )
             elif is_test(cell) and cell.get("id") not in self._status:
                 cell.outputs.append(_error("NotRun", f"this test did not run{where}"))
 
     # -- hooks nbclient calls ------------------------------------------------------
+    async def async_start_new_kernel(self, **kwargs: Any) -> None:
+        await super().async_start_new_kernel(**kwargs)
+        pid = getattr(getattr(self.km, "provisioner", None), "pid", None)
+        if pid:
+            self._cage.add(int(pid))
+
     async def async_start_new_kernel_client(self) -> Any:
         kc = await super().async_start_new_kernel_client()
         try:

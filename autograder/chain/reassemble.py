@@ -5,7 +5,9 @@ done to a submission (test cells deleted, reordered, duplicated, edited, their
 metadata stripped, the kernelspec changed) the notebook that runs is the
 released student edition with the student's answer cells put in: answers are
 matched by ``grade_id``, or by their first code line where the metadata is gone.
-Every change is flagged; flags go into the notebook's ``course`` metadata.
+Every change is flagged, and answers that reach into the interpreter are listed
+for review (:mod:`autograder.scan`); both go into the notebook's ``course``
+metadata.
 
 Guard cells (:mod:`autograder.guard`) go first and before every test cell: a
 second line of defence that restores the check functions an answer may have
@@ -24,6 +26,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from autograder import guard
 from autograder.feedback import strip_hidden
 from autograder.nbmeta import grade_id, is_answer, nbgrader_meta
+from autograder.scan import scan_answers
 
 #: Notebook metadata key where the chain records what it found.
 META = "course"
@@ -152,5 +155,6 @@ class Reassemble(NbGraderPreprocessor):
             return nb, resources
         release = nbformat.read(path, as_version=4)
         rebuilt, flags = reassemble(nb, release)
-        rebuilt.metadata[META] = {"flags": flags}
+        answers = [(grade_id(c), c.source) for c in rebuilt.cells if is_answer(c)]
+        rebuilt.metadata[META] = {"flags": flags, "review": scan_answers(answers)}
         return rebuilt, resources

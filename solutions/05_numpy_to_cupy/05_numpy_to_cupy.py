@@ -24,8 +24,7 @@ import time
 
 import numpy as np
 
-from course.backend import array_module, backend_name, get_xp
-from course.backend import to_numpy as host_copy
+from course.backend import array_module, backend_name, get_xp, host_copy
 from course.checks import check_close, check_equal, check_type
 from course.data import linear_regression
 from course.devices import cupy_status

@@ -18,8 +18,7 @@
 import numpy as np
 from sklearn.linear_model import LinearRegression
 
-from course.backend import array_module, backend_name, get_xp
-from course.backend import to_numpy as host_copy
+from course.backend import array_module, backend_name, get_xp, host_copy
 from course.checks import check_close, check_equal, check_finite, check_type
 from course.data import linear_regression
 from course.fakecupy import fake_cupy

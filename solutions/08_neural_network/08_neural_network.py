@@ -22,8 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from course.backend import array_module, backend_name, get_xp
-from course.backend import to_numpy as host_copy
+from course.backend import array_module, backend_name, get_xp, host_copy
 from course.checks import check_close, check_equal, check_finite, check_type
 from course.data import linear_regression, xor
 from course.fakecupy import fake_cupy

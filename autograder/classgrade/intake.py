@@ -1,0 +1,275 @@
+"""Intake: find the submissions to grade, without one student's file harming another.
+
+``SOURCE`` may be
+
+* an nbgrader layout, ``submitted/<student>/<assignment>/<assignment>.ipynb``
+  (SOURCE holds ``submitted/``, or is it): the notebook the gradebook names is
+  graded; stray extra copies in the folder are listed and left alone;
+* a folder of loose notebooks, as a learning platform exports them: the student
+  id is the file name without the assignment name, or comes from ``--map``;
+* a ``.zip`` of either, unpacked as a stream with limits on the number of
+  entries and on each entry's and the total uncompressed size: a zip bomb is
+  refused with a clear message, in bounded memory, and leaves nothing behind.
+
+Two files that map to the same student and assignment (``alice_01_devices``
+and ``alice__01_devices``, ``.IPYNB`` beside ``.ipynb``) are a conflict for the
+instructor to resolve: neither is graded, and both are listed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.lessons import lesson_names
+
+#: Limits for unpacking a zip export (bytes, bytes, entries).
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
+MAX_ENTRIES = 20_000
+_CHUNK = 1024 * 1024
+
+
+class IntakeError(ValueError):
+    """The source cannot be read at all (one line, for the command line)."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One notebook to grade."""
+
+    student: str
+    assignment: str
+    path: Path
+    digest: str
+
+
+@dataclass
+class Intake:
+    """What was found: submissions to grade, and problems to report."""
+
+    submissions: list[Submission] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def digest(path: Path) -> str:
+    """SHA-256 of a file, read in chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(_CHUNK), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def student_id(text: str) -> str:
+    """A file-system-safe student id made from a name."""
+    cleaned = re.sub(r"[^A-Za-z0-9._@-]+", "-", text).strip("-._")
+    return cleaned[:80]
+
+
+def shown(name: str) -> str:
+    """A file name as printable text (bytes that are not UTF-8 as ``\\xNN``)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def extract_zip(
+    archive: Path,
+    target: Path,
+    *,
+    max_entry: int = MAX_ENTRY_BYTES,
+    max_total: int = MAX_TOTAL_BYTES,
+    max_entries: int = MAX_ENTRIES,
+) -> list[str]:
+    """Unpack ``archive`` into ``target`` safely; return the problems found.
+
+    Entries with absolute paths or ``..`` are skipped; names are cleaned; two
+    entries that land on the same file are both kept out and reported.
+
+    Raises:
+        IntakeError: not a zip, or over a limit (``target`` is then removed).
+    """
+    problems: list[str] = []
+    try:
+        zf = zipfile.ZipFile(archive)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise IntakeError(f"{archive}: not a readable zip file ({exc})") from None
+    target.mkdir(parents=True, exist_ok=True)
+    try:
+        with zf:
+            entries = [i for i in zf.infolist() if not i.is_dir()]
+            if len(entries) > max_entries:
+                raise IntakeError(
+                    f"{archive.name}: {len(entries):,} entries, more than the "
+                    f"{max_entries:,} allowed; split the export"
+                )
+            taken: dict[Path, str] = {}
+            clashes: set[Path] = set()
+            total = 0
+            for info in entries:
+                out = _safe_target(info.filename, target, problems)
+                if out is None:
+                    continue
+                if out in taken:
+                    clashes.add(out)
+                    problems.append(
+                        f"conflict: {shown(info.filename)!r} and "
+                        f"{shown(taken[out])!r} unpack to the same file; neither "
+                        "is graded (rename one)"
+                    )
+                    continue
+                taken[out] = info.filename
+                total += _copy_entry(zf, info, out, max_entry, max_total - total)
+            for out in clashes:
+                out.unlink(missing_ok=True)
+    except IntakeError:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    return problems
+
+
+def _safe_target(name: str, target: Path, problems: list[str]) -> Path | None:
+    parts = [p for p in Path(name).parts if p not in ("", ".")]
+    if not parts:
+        return None
+    if ".." in parts or Path(name).is_absolute():
+        problems.append(f"{shown(name)}: unsafe path in the zip, skipped")
+        return None
+    safe = [student_id(p) or "unnamed" for p in parts[:-1]]
+    stem, suffix = os.path.splitext(parts[-1])
+    safe.append((student_id(stem) or "unnamed") + suffix.lower())
+    if safe[-1] != parts[-1]:
+        problems.append(f"{shown(name)!r}: renamed to {safe[-1]}")
+    return target.joinpath(*safe)
+
+
+def _copy_entry(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, out: Path, max_entry: int, left: int
+) -> int:
+    """Stream one entry to ``out``; return its size. Raises IntakeError on a limit."""
+    if info.file_size > max_entry:
+        raise IntakeError(
+            f"{shown(info.filename)}: {info.file_size:,} bytes unpacked, more than "
+            f"the {max_entry:,} allowed for one file (a zip bomb?)"
+        )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with zf.open(info) as src, open(out, "wb") as dst:
+        while chunk := src.read(_CHUNK):
+            written += len(chunk)
+            if written > max_entry or written > left:
+                what = "one file" if written > max_entry else "the whole zip"
+                raise IntakeError(
+                    f"{shown(info.filename)}: unpacks to more than the limit for "
+                    f"{what} (a zip bomb?); nothing was graded"
+                )
+            dst.write(chunk)
+    return written
+
+
+def _nbgrader_layout(source: Path, assignment: str | None) -> Intake | None:
+    """Submissions of an nbgrader ``submitted/`` folder, or None if it is not one."""
+    known = set(lesson_names())
+    folders = [p for p in sorted(source.glob("*/*")) if p.is_dir()]
+    if not folders or not all(p.name in known for p in folders):
+        return None
+    found = Intake()
+    for folder in folders:
+        if assignment and folder.name != assignment:
+            continue
+        student = folder.parent.name
+        if shown(student) != student:
+            found.problems.append(
+                f"{shown(student)}: folder name is not valid UTF-8, graded as "
+                f"{student_id(shown(student))}"
+            )
+            student = student_id(shown(student))
+        notebook = folder / f"{folder.name}.ipynb"
+        for stray in sorted(folder.glob("*.ipynb")):
+            if stray != notebook:
+                found.problems.append(
+                    f"{student}/{folder.name}: extra file {shown(stray.name)} "
+                    f"ignored (the graded notebook is {notebook.name})"
+                )
+        if notebook.is_file():
+            found.submissions.append(
+                Submission(student, folder.name, notebook, digest(notebook))
+            )
+        else:
+            found.problems.append(f"{student}/{folder.name}: no {notebook.name}")
+    return found
+
+
+def _loose_files(
+    source: Path, assignment: str | None, name_map: dict[str, str] | None
+) -> Intake:
+    found = Intake()
+    known = lesson_names()
+    claims: dict[tuple[str, str], list[Path]] = {}
+    paths = [p for p in sorted(source.rglob("*")) if p.suffix.lower() == ".ipynb"]
+    for path in paths:
+        if ".ipynb_checkpoints" in path.parts or not path.is_file():
+            continue
+        lesson = assignment or next((n for n in known if n in path.name), None)
+        name = shown(path.name)
+        if lesson is None:
+            found.problems.append(
+                f"{name}: cannot tell the assignment, use --assignment"
+            )
+            continue
+        if name_map is not None and path.name in name_map:
+            student = student_id(name_map[path.name])
+        else:
+            student = student_id(path.stem.replace(lesson, ""))
+        if not student:
+            found.problems.append(f"{name}: cannot tell the student from the file name")
+            continue
+        if name != path.name:
+            found.problems.append(
+                f"{name}: file name is not valid UTF-8, graded as {student}"
+            )
+        claims.setdefault((student, lesson), []).append(path)
+    for (student, lesson), files in claims.items():
+        if len(files) > 1:
+            names = ", ".join(shown(str(p.relative_to(source))) for p in files)
+            found.problems.append(
+                f"conflict: {names} are all {student}/{lesson}; none is graded. "
+                "Rename them, or give each its student with --map"
+            )
+            continue
+        found.submissions.append(
+            Submission(student, lesson, files[0], digest(files[0]))
+        )
+    return found
+
+
+def collect_submissions(
+    source: Path,
+    assignment: str | None,
+    workdir: Path,
+    name_map: dict[str, str] | None = None,
+) -> tuple[list[Submission], list[str]]:
+    """Find the submissions in ``source``; return them and the problems found.
+
+    Raises:
+        IntakeError: ``source`` does not exist or is a broken or oversized zip.
+    """
+    source = Path(source)
+    problems: list[str] = []
+    if not source.exists():
+        raise IntakeError(f"{source} does not exist")
+    if source.is_file() and source.suffix.lower() == ".zip":
+        unpacked = workdir / "unzipped"
+        shutil.rmtree(unpacked, ignore_errors=True)
+        problems += extract_zip(source, unpacked)
+        source = unpacked
+    if (source / "submitted").is_dir():
+        source = source / "submitted"
+    found = _nbgrader_layout(source, assignment) or _loose_files(
+        source, assignment, name_map
+    )
+    return found.submissions, problems + found.problems

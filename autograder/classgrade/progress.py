@@ -1,0 +1,46 @@
+"""Progress of a class run: a bar on a terminal, one line per submission otherwise."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from autograder.classgrade.reports import Result
+
+
+class Progress:
+    """Counts finished submissions and shows how many are left, and how long."""
+
+    def __init__(self, total: int, stream: Any = None, enabled: bool = True) -> None:
+        self.total, self.done, self.failed = total, 0, 0
+        self.stream = stream or sys.stderr
+        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.enabled = enabled
+        self.start = time.perf_counter()
+
+    def update(self, result: Result) -> None:
+        """Count one finished submission and redraw."""
+        self.done += 1
+        self.failed += result.status != "graded"
+        if not self.enabled:
+            return
+        elapsed = time.perf_counter() - self.start
+        left = elapsed / self.done * (self.total - self.done)
+        text = (
+            f"{self.done}/{self.total} graded, {self.failed} failed, "
+            f"about {left:.0f} s left"
+        )
+        if self.tty:
+            width = 30
+            filled = int(width * self.done / max(self.total, 1))
+            bar = "#" * filled + "-" * (width - filled)
+            self.stream.write(f"\r[{bar}] {text}")
+            if self.done == self.total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(
+                f"{text}: {result.student}/{result.assignment} "
+                f"{result.status} {result.score:g}/{result.max_score:g}\n"
+            )
+        self.stream.flush()

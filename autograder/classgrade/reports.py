@@ -1,0 +1,130 @@
+"""Reports: one result per submission, the class's CSV files and the run summary."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Result:
+    """The outcome for one submission, as stored in its JSON file."""
+
+    student: str
+    assignment: str
+    status: str  # graded | unreadable | wrong-assignment | error
+    score: float = 0.0
+    max_score: float = 0.0
+    per_question: dict[str, list[float]] = field(default_factory=dict)
+    digest: str = ""
+    flags: list[str] = field(default_factory=list)  # tampering with the notebook
+    message: str = ""
+    seconds: float = 0.0
+    feedback: str = ""
+    hints: dict[str, str] = field(default_factory=dict)
+    review: list[str] = field(default_factory=list)  # code worth a look (scan)
+
+
+@dataclass
+class ClassReport:
+    """What one ``course grade`` run produced."""
+
+    results: list[Result]
+    problems: list[str]
+    graded_now: int
+    reused: int
+    out_dir: Path
+    seconds: float
+    kernels: str = ""  # how the kernels were isolated (sandbox.status())
+
+    def summary(self) -> str:
+        """A few lines for the terminal."""
+        bad = [r for r in self.results if r.status != "graded"]
+        lines = [
+            f"{len(self.results)} submission(s): {self.graded_now} graded now, "
+            f"{self.reused} unchanged since the last run, {len(bad)} with problems, "
+            f"in {self.seconds:.1f} s",
+            f"grades: {self.out_dir / 'grades.csv'}",
+            f"pass rates: {self.out_dir / 'pass_rates.csv'}",
+        ]
+        if self.kernels:
+            lines.append(f"kernels: {self.kernels}")
+        lines += [f"problem: {p}" for p in self.problems]
+        lines += [f"{r.student}/{r.assignment}: {r.status}: {r.message}" for r in bad]
+        lines += [
+            f"{r.student}/{r.assignment} tampering: {'; '.join(r.flags)}"
+            for r in self.results
+            if r.flags
+        ]
+        lines += [
+            f"{r.student}/{r.assignment} review ({r.score:g} points): "
+            f"{'; '.join(r.review)}"
+            for r in self.results
+            if r.review
+        ]
+        return "\n".join(lines)
+
+
+def write_reports(results: Iterable[Result], out_dir: Path) -> None:
+    """Write grades.csv (one row per submission) and pass_rates.csv (per test)."""
+    results = list(results)
+    questions = sorted({q for r in results for q in r.per_question})
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "grades.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            ["student", "assignment", *questions, "total", "max", "status", "flags"]
+            + ["review"]
+        )
+        for r in results:
+            cells = [r.per_question.get(q, ["", ""])[0] for q in questions]
+            writer.writerow(
+                [r.student, r.assignment, *cells, r.score, r.max_score, r.status]
+                + ["; ".join(r.flags), "; ".join(r.review)]
+            )
+    with open(out_dir / "pass_rates.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["assignment", "test", "passed", "graded", "pass_rate"])
+        rows = []
+        for q in questions:
+            graded = [r for r in results if q in r.per_question]
+            passed = sum(
+                1 for r in graded if r.per_question[q][0] >= r.per_question[q][1]
+            )
+            rate = round(passed / len(graded), 3)
+            rows.append((graded[0].assignment, q, passed, len(graded), rate))
+        for row in sorted(rows, key=lambda row: (row[4], row[1])):
+            writer.writerow(row)
+
+
+def feedback_to_course(submissions: list, results: dict) -> list[str]:
+    """Put feedback where ``nbgrader release_feedback`` looks for it.
+
+    For submissions in a course's ``submitted/<student>/<assignment>/`` folder
+    (what ``nbgrader collect`` makes), writes
+    ``feedback/<student>/<assignment>/<notebook>.html`` next to ``submitted/``,
+    with the submission's ``timestamp.txt`` and ``submission_secret.txt``.
+    Returns a problem line for each submission it cannot place.
+    """
+    problems = []
+    for sub in submissions:
+        result = results.get((sub.student, sub.assignment))
+        if result is None or not result.feedback:
+            continue
+        folder = sub.path.parent
+        if folder.parent.parent.name != "submitted":
+            problems.append(
+                f"{sub.student}/{sub.assignment}: not in an nbgrader submitted/ "
+                "folder, feedback left in the output folder only"
+            )
+            continue
+        target = folder.parents[2] / "feedback" / folder.parent.name / folder.name
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(result.feedback, target / f"{sub.path.stem}.html")
+        for name in ("timestamp.txt", "submission_secret.txt"):
+            if (folder / name).is_file():
+                shutil.copyfile(folder / name, target / name)
+    return problems

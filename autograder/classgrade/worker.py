@@ -1,0 +1,234 @@
+"""One job: grade one submission in a job folder of its own, in a worker process.
+
+The job folder is a copy of a template course (the gradebook with the lesson's
+cells, and the released notebook) holding this one submission. Grading is plain
+``nbgrader autograde`` with the course's configuration: the chain in
+:mod:`autograder.chain` reassembles, runs and judges the notebook. The result is
+written to ``results/<assignment>/<student>.json`` whatever happens, so an
+interrupted batch loses nothing that finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.classgrade.reports import Result
+from autograder.nbmeta import grade_id, nbgrader_meta
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs to grade one submission (picklable)."""
+
+    student: str
+    assignment: str
+    path: str
+    digest: str
+    template: str  # a course folder with the gradebook and the released notebook
+    release: str  # the released notebook
+    jobdir: str
+    out: str
+    timeout: int
+    memory_mb: int
+    threads: int
+    warm: bool
+    confine: bool
+
+    @property
+    def result_file(self) -> Path:
+        """Where this job's result is written."""
+        return Path(self.out) / "results" / self.assignment / f"{self.student}.json"
+
+
+def limit_resources(memory_mb: int) -> None:
+    """Cap address space and file size; no address-space cap with an NVIDIA GPU.
+
+    CUDA reserves far more virtual address space than it uses, so an
+    address-space limit would stop every GPU kernel from starting.
+    """
+    if memory_mb <= 0 or os.path.exists("/dev/nvidia0"):
+        memory_mb = 0
+    try:
+        import resource
+
+        if memory_mb:
+            limit = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        big = 512 * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (big, big))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON atomically (a reader never sees half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def grade_job(job: Job) -> Result:
+    """Grade one submission; write its result file and return the result."""
+    import warnings
+
+    from sqlalchemy.exc import SAWarning
+
+    warnings.filterwarnings("ignore", category=SAWarning)
+    start = time.perf_counter()
+    result = Result(job.student, job.assignment, "error", digest=job.digest)
+    try:
+        _grade(job, result)
+    except Exception as exc:  # noqa: BLE001 - one submission never stops the batch
+        result.status = "error"
+        result.message = f"{type(exc).__name__}: {exc}"[:500]
+    finally:
+        result.seconds = time.perf_counter() - start
+        write_json(job.result_file, asdict(result))
+        shutil.rmtree(job.jobdir, ignore_errors=True)
+    return result
+
+
+def _read_submission(job: Job, result: Result) -> Any | None:
+    """The submitted notebook, or None with the result's status set."""
+    try:
+        with warnings_silenced():
+            submitted = nbformat.read(Path(job.path), as_version=4)
+        if not isinstance(submitted.get("cells"), list):
+            raise ValueError("no cells")
+    except Exception as exc:  # noqa: BLE001 - invalid JSON, empty file, not a notebook
+        result.status = "unreadable"
+        result.message = f"not a readable notebook: {type(exc).__name__}: {exc}"[:300]
+        return None
+    prefixes = {gid[:3] for c in submitted.cells if (gid := grade_id(c))}
+    if prefixes and f"{job.assignment[:2]}-" not in prefixes:
+        result.status = "wrong-assignment"
+        other = sorted(prefixes)[0][:2]
+        result.message = f"this notebook belongs to Day {other}, not {job.assignment}"
+        return None
+    return submitted
+
+
+class warnings_silenced:
+    """nbformat warns about duplicate cell ids, which reassembly handles."""
+
+    def __enter__(self) -> None:
+        import warnings
+
+        self._catch = warnings.catch_warnings()
+        self._catch.__enter__()
+        warnings.simplefilter("ignore")
+
+    def __exit__(self, *exc: Any) -> None:
+        self._catch.__exit__(*exc)
+
+
+def _grade(job: Job, result: Result) -> None:
+    release = nbformat.read(Path(job.release), as_version=4)
+    result.max_score = float(
+        sum(
+            nbgrader_meta(c).get("points", 0)
+            for c in release.cells
+            if nbgrader_meta(c).get("grade")
+        )
+    )
+    submitted = _read_submission(job, result)
+    if submitted is None:
+        return
+    jobdir = Path(job.jobdir)
+    shutil.rmtree(jobdir, ignore_errors=True)
+    shutil.copytree(job.template, jobdir)
+    target = jobdir / "submitted" / job.student / job.assignment
+    target.mkdir(parents=True, exist_ok=True)
+    with warnings_silenced():
+        nbformat.write(submitted, target / f"{job.assignment}.ipynb")
+    limit_resources(job.memory_mb)
+    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[variable] = str(job.threads)
+    executed, db_url = _autograde(job, jobdir)
+    if executed is None:
+        result.message = db_url[-500:]
+        return
+    found = executed.metadata.get("course", {})
+    result.flags = list(found.get("flags", []))
+    result.review = list(found.get("review", []))
+    result.hints = {
+        gid: v["message"][:400]
+        for gid, v in found.get("verdicts", {}).items()
+        if not v.get("passed")
+    }
+    _read_scores(db_url, job, result)
+    out = Path(job.out) / "feedback" / job.assignment / f"{job.student}.html"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        render_feedback(executed, db_url, job.student, job.assignment),
+        encoding="utf-8",
+    )
+    result.feedback = str(out)
+    result.status = "graded"
+
+
+def _autograde(job: Job, jobdir: Path) -> tuple[Any | None, str]:
+    """Run nbgrader autograde; return (graded notebook, db url) or (None, log)."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    from autograder.scratch import _put_python_on_path, course_config
+
+    _put_python_on_path()
+    config = course_config(jobdir)
+    config.GradingExecute.timeout = job.timeout
+    config.GradingExecute.warm = job.warm
+    config.GradingExecute.confine = job.confine
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    outcome = api.autograde(job.assignment, job.student, force=True, create=True)
+    if not outcome.get("success"):
+        return None, outcome.get("error") or outcome.get("log") or "autograde failed"
+    graded = jobdir / "autograded" / job.student / job.assignment
+    return nbformat.read(graded / f"{job.assignment}.ipynb", as_version=4), str(
+        api.coursedir.db_url
+    )
+
+
+def _read_scores(db_url: str, job: Job, result: Result) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gradebook:
+        nb = gradebook.find_submission_notebook(
+            job.assignment, job.assignment, job.student
+        )
+        result.score, result.max_score = float(nb.score), float(nb.max_score)
+        result.per_question = {
+            g.name: [float(g.score), float(g.max_score)] for g in nb.grades
+        }
+
+
+_EXPORTER: Any = None
+
+
+def render_feedback(executed: Any, db_url: str, student: str, assignment: str) -> str:
+    """nbgrader's feedback page, from an exporter built once per worker process."""
+    global _EXPORTER
+    if _EXPORTER is None:
+        from autograder.feedback import feedback_exporter
+
+        _EXPORTER = feedback_exporter()
+    resources = {
+        "unique_key": assignment,
+        "nbgrader": {
+            "student": student,
+            "assignment": assignment,
+            "notebook": assignment,
+            "db_url": db_url,
+        },
+    }
+    html, _ = _EXPORTER.from_notebook_node(executed, resources=resources)
+    return html

@@ -1,0 +1,152 @@
+"""Limits on a grading kernel and everything it starts.
+
+* :func:`kernel_env`: the environment is an allow-list. The grader's own
+  variables (tokens, cloud keys, paths to its caches) never reach a kernel, and
+  the warm-kernel server starts with the same list, since a forked child still
+  shows its parent's environment block in ``/proc/self/environ``.
+* :class:`ProcessCage`: a ``pids`` cgroup per notebook where the cgroup file
+  system is writable (root, or a delegated cgroup): it caps processes and
+  threads (room for about 2,000, which numba's CUDA simulator needs), and when
+  the notebook ends every process in it is killed, including those that left
+  the kernel's session. Elsewhere the kernel's process group is killed.
+* :func:`folder_bytes`: what a kernel wrote into its folder, for the write cap.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+#: Variables a kernel keeps (exact names), and prefixes of kept names.
+ALLOWED = {
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "SHELL",
+    "TMPDIR", "PYTHONPATH", "PYTHONHASHSEED", "VIRTUAL_ENV", "CONDA_PREFIX",
+    "MPLBACKEND", "MPLCONFIGDIR", "IPYTHONDIR", "LD_LIBRARY_PATH",
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH",
+    "COURSE_FORCE_CPU", "NUMBA_ENABLE_CUDASIM", "CUPY_CACHE_IN_MEMORY",
+    "JOBLIB_MULTIPROCESSING", "PYDEVD_DISABLE_FILE_VALIDATION",
+}  # fmt: skip
+ALLOWED_PREFIXES = ("LC_", "JPY_", "JUPYTER_", "NVIDIA_", "CUPY_")
+
+#: Processes and threads one notebook may have at once.
+MAX_PIDS = 2048
+_CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+
+
+def kernel_env(env: dict[str, str]) -> dict[str, str]:
+    """Only the allowed variables of ``env`` (see :data:`ALLOWED`)."""
+    return {
+        k: v for k, v in env.items() if k in ALLOWED or k.startswith(ALLOWED_PREFIXES)
+    }
+
+
+def folder_bytes(folder: Path, stop_at: int | None = None) -> int:
+    """Bytes in the files under ``folder`` (stops counting past ``stop_at``)."""
+    total = 0
+    stack = [str(folder)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_blocks * 512
+            except OSError:
+                continue
+            if stop_at is not None and total > stop_at:
+                return total
+    return total
+
+
+def _cgroup_root() -> Path | None:
+    for root in _CGROUP_ROOTS:
+        controllers = root / "cgroup.controllers"
+        if controllers.is_file() and "pids" not in controllers.read_text():
+            continue  # a cgroup v2 root without the pids controller
+        if (root / "cgroup.procs").is_file() and os.access(root, os.W_OK):
+            return root
+    return None
+
+
+class ProcessCage:
+    """A pids cgroup for one kernel, or a process group where there is none."""
+
+    def __init__(self, name: str, max_pids: int = MAX_PIDS) -> None:
+        self.path: Path | None = None
+        self.pgids: set[int] = set()
+        root = _cgroup_root()
+        if root is None:
+            return
+        path = root / f"gpu-course-{name}-{os.getpid()}-{time.monotonic_ns()}"
+        try:
+            path.mkdir()
+            (path / "pids.max").write_text(str(max_pids))
+            self.path = path
+        except OSError:
+            self.remove()
+
+    @property
+    def kind(self) -> str:
+        """How this cage holds processes: 'cgroup' or 'process group'."""
+        return "cgroup" if self.path is not None else "process group"
+
+    def add(self, pid: int) -> None:
+        """Put a kernel (and so everything it starts from now on) in the cage."""
+        try:
+            self.pgids.add(os.getpgid(pid))
+        except OSError:
+            pass
+        if self.path is not None:
+            try:
+                (self.path / "cgroup.procs").write_text(str(pid))
+            except OSError:
+                pass
+
+    def pids(self) -> list[int]:
+        """Processes in the cgroup now (empty without one)."""
+        if self.path is None:
+            return []
+        try:
+            text = (self.path / "cgroup.procs").read_text()
+        except OSError:
+            return []
+        return [int(p) for p in text.split()]
+
+    def kill_all(self) -> None:
+        """Kill every process in the cage, and the kernel's process group."""
+        for pgid in self.pgids:
+            if pgid not in (os.getpgid(0),):
+                try:
+                    os.killpg(pgid, signal.SIGKILL)
+                except OSError:
+                    pass
+        for _ in range(50):
+            alive = self.pids()
+            if not alive:
+                break
+            for pid in alive:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.02)
+
+    def remove(self) -> None:
+        """Kill what is left and remove the cgroup."""
+        self.kill_all()
+        if self.path is not None:
+            for _ in range(50):
+                try:
+                    self.path.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.02)
+            self.path = None
