@@ -119,10 +119,11 @@ def _close(want: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> str:
     bad = np.argwhere(~ok)
     first = tuple(int(i) for i in bad[0])
     at = f" at index {first}" if want.ndim else ""
+    got_value = (got[first] if want.ndim else got).item()
+    want_value = (want[first] if want.ndim else want).item()
     return (
         f"{int((~ok).sum())} of {want.size} value(s) differ; first{at}: "
-        f"got {got[first] if want.ndim else got.item()!r}, expected "
-        f"{want[first] if want.ndim else want.item()!r} "
+        f"got {got_value:.8g}, expected {want_value:.8g} "
         f"(tolerance rtol={rtol:g}, atol={atol:g})"
     )
 
@@ -225,7 +226,10 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
             except (TypeError, ValueError):
                 return [f"{label}: the results could not be read"]
         else:
-            return [f"{label}: expected a Python int, got {_show(got)}"]
+            return [
+                f"{label}: expected a Python int, got {_show(got)}; convert it "
+                "with int(...)"
+            ]
         if tol is not None and tol != (0.0, 0.0):
             return compare(
                 {"t": "float", "v": want["v"]},

@@ -93,7 +93,7 @@ def _float_text(value: float) -> str:
 
 
 def _array_node(kind: str, values: np.ndarray, device: str, **extra: Any) -> dict:
-    values = np.ascontiguousarray(values)
+    values = np.asarray(values)
     if values.dtype.kind not in "biufc":
         return {"t": "object", "type": f"{kind} array of {values.dtype}"}
     node = {
@@ -102,7 +102,7 @@ def _array_node(kind: str, values: np.ndarray, device: str, **extra: Any) -> dic
         "dtype": values.dtype.str,
         "shape": list(values.shape),
         "device": device,
-        "data": base64.b64encode(values.tobytes()).decode("ascii"),
+        "data": base64.b64encode(values.tobytes(order="C")).decode("ascii"),
     }
     node.update(extra)
     return node

@@ -124,17 +124,20 @@ def _attempt(name, action):
     except Exception as exc:
         print(f"SNOOP {{name}}: {{type(exc).__name__}}")
 _here = _pathlib.Path.cwd()
-_root = next(p for p in _here.parents if (p / "gradebook.db").exists())
+print(f"SNOOP cwd-files: {{len(list(_here.iterdir()))}}")
+_root = _pathlib.Path({job!r})
 _attempt("gradebook", lambda: (_root / "gradebook.db").read_bytes())
 _source = _root / "solutions" / "{lesson}" / "{lesson}.ipynb"
 _attempt("source", lambda: _source.read_text())
+_attempt("reference", lambda: [open(p).read() for p in
+         _pathlib.Path({cache!r}).glob("*.json")] or open({cache!r}))
 _attempt("classmate", lambda: open({classmate!r}).read())
 _attempt("write-outside", lambda: open({outside!r}, "w").write("x"))
 _attempt("network", lambda: _socket.create_connection(("127.0.0.1", {port})).close())
 """
 
 
-def _snooping_class(folder: Path, port: int) -> tuple[Path, Path]:
+def _snooping_class(folder: Path, port: int, out: Path) -> tuple[Path, Path]:
     """Two students; one answers correctly but snoops first."""
     classmate = submission(LESSON, folder / f"bea_{LESSON}.ipynb")
     outside = folder.parent / "planted.txt"
@@ -144,8 +147,15 @@ def _snooping_class(folder: Path, port: int) -> tuple[Path, Path]:
         for c in reference.cells
         if c.metadata.get("nbgrader", {}).get("grade_id") == "01-pick-device"
     )
+    from autograder.reference import cache_dir
+
     snoop = SNOOP.format(
-        lesson=LESSON, classmate=str(classmate), outside=str(outside), port=port
+        lesson=LESSON,
+        classmate=str(classmate),
+        outside=str(outside),
+        port=port,
+        job=str(out / ".work" / "jobs" / LESSON / "sam"),
+        cache=str(cache_dir()),
     )
     submission(
         LESSON, folder / f"sam_{LESSON}.ipynb", {"01-pick-device": snoop + cell.source}
@@ -167,27 +177,31 @@ def test_graded_kernels_cannot_snoop_and_grades_do_not_change(tmp_path):
     folder.mkdir()
     with socket.create_server(("127.0.0.1", 0)) as server:
         port = server.getsockname()[1]
-        _, outside = _snooping_class(folder, port)
-        confined = grade_class(
-            folder, LESSON, out_dir=tmp_path / "confined", jobs=1, progress=False
-        )
+        out = tmp_path / "grading"  # one job folder path for both runs
+        _, outside = _snooping_class(folder, port, out)
+        confined = grade_class(folder, LESSON, out_dir=out, jobs=1, progress=False)
+        snooped = _snoop_lines(confined)
         open_ = grade_class(
             folder,
             LESSON,
-            out_dir=tmp_path / "open",
+            out_dir=out,
             jobs=1,
             progress=False,
             sandbox=False,
+            force=True,
         )
+        snooped_open = _snoop_lines(open_)
     assert confined.kernels == sandbox.status()
     assert open_.kernels == "not confined: --no-sandbox"
-    snooped = _snoop_lines(confined)
+    assert snooped["cwd-files"] == snooped_open["cwd-files"] == "0"  # an empty folder
     assert snooped["gradebook"] == snooped["source"] == "PermissionError"
     assert snooped["classmate"] == snooped["write-outside"] == "PermissionError"
+    assert snooped["reference"] == "PermissionError"
     if sandbox.abi() >= 4:
         assert snooped["network"] == "PermissionError"
     # Without the sandbox the same code reaches all of it: the probe can tell.
-    assert set(_snoop_lines(open_).values()) == {"reached"}
+    del snooped_open["cwd-files"]
+    assert set(snooped_open.values()) == {"reached"}
     outside.unlink()
     scores = {r.student: (r.status, r.score) for r in confined.results}
     assert scores == {r.student: (r.status, r.score) for r in open_.results}

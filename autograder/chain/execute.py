@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from nbclient.exceptions import DeadKernelError
+from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
@@ -93,6 +94,11 @@ class GradingExecute(Execute):
     ).tag(config=True)
     max_message_bytes = Integer(
         32_000_000, help="Largest single output message; a larger one is refused."
+    ).tag(config=True)
+    raise_on_iopub_timeout = Bool(
+        False,
+        help="A dropped oversized message also drops the messages around it; "
+        "wait iopub_timeout for them, then go on (the cell's reply still counts).",
     ).tag(config=True)
     max_disk_bytes = Integer(
         1_000_000_000, help="Bytes a kernel may write into its folder."
@@ -158,22 +164,54 @@ class GradingExecute(Execute):
         if pid:
             self._cage.add(int(pid))
 
+    # nbclient's synchronous names are bound to its own coroutines: rebind them.
+    start_new_kernel = run_sync(async_start_new_kernel)
+
     async def async_start_new_kernel_client(self) -> Any:
         kc = await super().async_start_new_kernel_client()
         try:
             import zmq
 
-            # A message bigger than the whole budget is refused by ZeroMQ itself.
-            kc.iopub_channel.socket.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
-        except Exception:  # noqa: BLE001 - the per-message cap below still holds
+            # ZeroMQ applies a size limit to connections made after it is set:
+            # reconnect the output channel with it, so that a message bigger
+            # than the limit is dropped before it reaches this process's memory.
+            socket, url = kc.iopub_channel.socket, kc._make_url("iopub")
+            socket.disconnect(url)
+            socket.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+            socket.connect(url)
+        except Exception:  # noqa: BLE001 - the per-notebook cap below still holds
             pass
         return kc
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
+    def _reconnect_output(self) -> None:
+        try:
+            socket, url = self.kc.iopub_channel.socket, self.kc._make_url("iopub")
+            socket.disconnect(url)
+            socket.connect(url)
+        except Exception:  # noqa: BLE001 - later outputs may then be lost too
+            pass
 
     def on_cell_start(self, **kwargs: Any) -> None:
         self._current = kwargs["cell"].get("id")
 
     def on_cell_executed(self, **kwargs: Any) -> None:
         super().on_cell_executed(**kwargs)
+        cell = kwargs["cell"]
+        timing = cell.get("metadata", {}).get("execution", {})
+        if self.record_timing and "iopub.status.idle" not in timing:
+            # The output channel lost messages (ZeroMQ drops the connection that
+            # carried one over max_message_bytes): say so, and reconnect it.
+            cell.outputs.append(
+                NotebookNode(
+                    output_type="stream",
+                    name="stdout",
+                    text="[output lost: a message over "
+                    f"{self.max_message_bytes:,} bytes was dropped]\n",
+                )
+            )
+            self._reconnect_output()
         status = kwargs["execute_reply"]["content"].get("status", "error")
         self._status[kwargs["cell"].get("id")] = str(status)
 

@@ -1,0 +1,12 @@
+"""Fills its folder with files (each under the per-file limit) in the last task.
+
+The write cap kills the kernel; the tests before it keep their points.
+"""
+# score: 9
+# zero: 03-crossover-test, 03-crossover-hidden-test
+# %% 03-crossover
+_block = b"x" * (64 * 1024 * 1024)
+for _i in range(64):  # 4 GB in all
+    with open(f"fill-{_i}.bin", "wb") as _f:
+        _f.write(_block)
+# <reference>

@@ -1,0 +1,17 @@
+"""backward returns the bias gradients as zeros.
+
+The visible gradient check looks at one layer's weights only, so it passes;
+the hidden test compares every gradient, and train's hidden test, which learns
+through backward, fails too.
+"""
+# score: 8
+# zero: 08-backward-hidden-test, 08-train-hidden-test
+# %% 08-backward
+# <reference>
+
+_backward = backward
+
+
+def backward(params, cache, dA, activation="relu"):
+    grads = _backward(params, cache, dA, activation)
+    return [{"W": g["W"], "b": g["b"] * 0} for g in grads]

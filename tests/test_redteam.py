@@ -1,0 +1,149 @@
+"""The red-team suite: every attack in tests/redteam/ scores exactly as written.
+
+All cases are graded in one batch with ``--jobs 2``, as a class would be,
+with a secret in the grader's environment, a UDP listener and a UNIX socket
+listener on this machine. Then: every expected score and zeroed cell holds,
+the whole batch was graded, the scan listed what it must, no process a kernel
+started survives, nothing reached the listeners, no file appeared outside the
+output folder, and no feedback page holds hidden-test code or a script.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import uuid
+
+import pytest
+
+from autograder.classgrade import grade_class
+from autograder.lessons import REPO_ROOT, lesson_sources, source_to_notebook
+from autograder.nbmeta import grade_id, nbgrader_meta
+from tests.redteam import load_cases, write_case
+
+CASES = load_cases()
+MARKER = f"rt{uuid.uuid4().hex[:12]}"
+
+
+def _points(lesson: str) -> dict[str, float]:
+    source = next(p for p in lesson_sources() if p.stem == lesson)
+    return {
+        grade_id(c): float(nbgrader_meta(c)["points"])
+        for c in source_to_notebook(source).cells
+        if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")
+    }
+
+
+def _tree(root):
+    return {
+        str(p.relative_to(root)): p.stat().st_mtime_ns
+        for p in root.rglob("*")
+        if p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(root).parts[:-1])
+        and p.relative_to(root).parts[0]
+        not in {"screenshots", "bench-results", "gpu-check"}
+        and "__pycache__" not in p.parts
+    }
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("redteam")
+    out = tmp_path_factory.mktemp("redteam-out")
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.setblocking(False)
+    unix_path = str(tmp_path_factory.mktemp("sock") / "service.sock")
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind(unix_path)
+    unix.listen(5)
+    unix.setblocking(False)
+    for case in CASES:
+        write_case(
+            case,
+            folder,
+            udp_port=str(udp.getsockname()[1]),
+            unix_path=unix_path,
+            marker=MARKER,
+        )
+    before = _tree(REPO_ROOT)
+    os.environ["COURSE_REDTEAM_SECRET"] = MARKER
+    try:
+        report = grade_class(folder, out_dir=out, jobs=2, progress=False)
+    finally:
+        del os.environ["COURSE_REDTEAM_SECRET"]
+    received = []
+    try:
+        received.append(udp.recv(4096))
+    except BlockingIOError:
+        pass
+    try:
+        received.append(unix.accept())
+    except BlockingIOError:
+        pass
+    udp.close()
+    unix.close()
+    return report, received, before, _tree(REPO_ROOT)
+
+
+def test_the_suite_is_large_and_covers_the_four_lessons():
+    assert len(CASES) >= 40
+    assert {c.lesson for c in CASES} == {
+        "01_devices",
+        "03_sync_trap",
+        "06_linear_regression",
+        "08_neural_network",
+    }
+    for case in CASES:
+        assert case.why, case.name
+        total = sum(_points(case.lesson).values())
+        zeroed = sum(_points(case.lesson)[z] for z in case.zero)
+        assert case.score == total - zeroed, f"{case.name}: score and zero disagree"
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("redteam")
+def test_every_attack_scores_exactly_as_written(graded):
+    report, *_ = graded
+    results = {(r.student, r.assignment): r for r in report.results}
+    problems = []
+    for case in CASES:
+        r = results.get((case.student, case.lesson))
+        if r is None or r.status != "graded":
+            problems.append(f"{case.name}: not graded ({r and r.message})")
+            continue
+        if r.score != case.score:
+            problems.append(f"{case.name}: {r.score:g} points, expected {case.score:g}")
+        zero = {q for q, (s, top) in r.per_question.items() if s == 0 and top > 0}
+        if zero != set(case.zero):
+            problems.append(f"{case.name}: zero cells {sorted(zero)}")
+        if case.review and not r.review:
+            problems.append(f"{case.name}: not listed for review")
+    assert problems == []
+    assert len(report.results) == len(CASES)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("redteam")
+def test_nothing_escaped_the_kernels(graded):
+    _, received, before, after = graded
+    assert received == []  # no datagram, no UNIX connection
+    assert before == after  # nothing written in the project
+    alive = subprocess.run(["pgrep", "-f", MARKER], capture_output=True, text=True)
+    assert alive.stdout.strip() == ""  # no process outlived its notebook
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("redteam")
+def test_feedback_pages_hold_no_hidden_test_and_no_script(graded):
+    report, *_ = graded
+    for r in report.results:
+        html = open(r.feedback, encoding="utf-8").read()
+        assert "BEGIN HIDDEN TESTS" not in html and "_course_nonce" not in html
+        assert "from course.results import" not in html, r.student
+        assert f"window.{MARKER}" not in re.sub(r"&[a-z]+;", "", html) or (
+            "<script>window." not in html
+        )
+        assert "<script>window." not in html

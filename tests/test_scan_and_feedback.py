@@ -1,0 +1,71 @@
+"""The review scan and the feedback sanitiser, on small artificial inputs."""
+
+from __future__ import annotations
+
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
+
+from autograder.chain.sanitize import SanitizeOutputs
+from autograder.lessons import lesson_sources, source_to_notebook
+from autograder.nbmeta import grade_id, is_answer
+from autograder.samples import all_samples
+from autograder.scan import scan_source
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        ("import ctypes", "ctypes"),
+        ("import sys\nsys._getframe(1)", "sys._getframe"),
+        ("import sys\nsys.settrace(f)", "settrace"),
+        ("get_ipython().input_transformers_post.append(f)", "input transformers"),
+        ("import gc\ngc.get_objects()", "gc"),
+        ("import builtins\nbuiltins.len = f", "builtins"),
+        ("import os\nos.environ['X']", "os.environ"),
+        ("open('/proc/self/environ')", "/proc"),
+        ("import socket", "sockets"),
+        ("import subprocess", "subprocess"),
+        ("import course.checks as c\nc.check_close = f", "monkeypatching"),
+        ("import os\nos._exit(0)", "os._exit"),
+        ("!curl example", "shell or magic"),
+    ],
+)
+def test_interpreter_machinery_is_listed_for_review(code, reason):
+    assert any(reason in found for found in scan_source(code)), scan_source(code)
+
+
+def test_reference_answers_and_honest_mistakes_are_not_listed():
+    for source in lesson_sources():
+        for cell in source_to_notebook(source).cells:
+            if is_answer(cell):
+                assert scan_source(cell.source) == [], grade_id(cell)
+    for sample in all_samples():
+        if sample.kind == "mistake":
+            for gid, code in sample.answers.items():
+                assert scan_source(code) == [], (sample.student, gid)
+
+
+def test_feedback_keeps_text_and_images_only():
+    cell = new_code_cell("x")
+    cell.outputs = [
+        new_output(
+            "display_data",
+            data={"text/html": "<script>alert(1)</script>", "text/plain": "<HTML>"},
+        ),
+        new_output("display_data", data={"application/javascript": "alert(2)"}),
+        new_output("display_data", data={"image/svg+xml": "<svg onload=x/>"}),
+        new_output("display_data", data={"image/png": "iVBORw0KGgo="}),
+        new_output("stream", name="stdout", text="<b>printed</b>"),
+    ]
+    cell, _ = SanitizeOutputs().preprocess_cell(cell, {}, 0)
+    kinds = [sorted(o.get("data", {})) for o in cell.outputs]
+    assert kinds == [["text/plain"], ["text/plain"], ["text/plain"], ["image/png"], []]
+    assert "application/javascript" in cell.outputs[1].data["text/plain"]
+    assert cell.outputs[4].text == "<b>printed</b>"  # escaped by the page template
+
+
+def test_a_markdown_answer_is_shown_as_text_not_rendered():
+    cell = new_markdown_cell("<img src=x onerror=alert(1)>\n# Heading")
+    cell.metadata["nbgrader"] = {"solution": True, "grade_id": "01-essay"}
+    cell, _ = SanitizeOutputs().preprocess_cell(cell, {}, 0)
+    assert all(line.startswith("    ") for line in cell.source.splitlines()[2:] if line)

@@ -1,0 +1,219 @@
+"""The verdict step and the results protocol, on tiny artificial cells.
+
+As nbgrader's own ``tests/preprocessors/`` do: each test builds a cell or two
+by hand and runs one step on it, no kernel involved.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from nbformat import NotebookNode
+from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+from autograder.chain import verdict as v
+from autograder.compare import compare_results
+from course.fakecupy import fake_cupy
+from course.results import MIME, VERSION, Approx, Bound, encode, outcome
+
+RESOURCES = {"nbgrader": {"assignment": "01_devices", "student": "s", "notebook": "n"}}
+
+
+def _test_cell(gid: str, source: str = "check()", hidden: bool = True) -> NotebookNode:
+    if hidden:
+        source += "\n### BEGIN HIDDEN TESTS\nsubmit(got)\n### END HIDDEN TESTS\n"
+    cell = new_code_cell(source)
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": gid,
+        "points": 2,
+        "solution": False,
+        "locked": True,
+    }
+    cell["id"] = gid
+    return cell
+
+
+def _payload(results, nonce) -> NotebookNode:
+    data = {"version": VERSION, "grade_id": None, "nonce": nonce}
+    data["results"] = json.loads(json.dumps(encode(results)))
+    return new_output("display_data", data={MIME: data, "text/plain": "<results>"})
+
+
+def _judge(cell, status, reference, monkeypatch):
+    nb = new_notebook(cells=[cell])
+    monkeypatch.setattr(
+        "autograder.reference.reference_results",
+        lambda lesson: {cell.metadata["nbgrader"]["grade_id"]: encode(reference)},
+    )
+    resources = dict(RESOURCES, course={"status": {cell["id"]: status}})
+    nb, _ = v.Verdict().preprocess(nb, resources)
+    return nb.cells[0].outputs, nb.metadata["course"]["verdicts"]
+
+
+# -- comparing results ------------------------------------------------------------
+
+
+def test_equal_results_match_and_every_kind_of_difference_is_named():
+    want = {"x": np.arange(3.0), "d": torch.device("cuda"), "n": 3, "f": 0.5}
+    assert compare_results(encode(want), encode(dict(want))) == []
+    wrong = compare_results(
+        encode(want),
+        encode({"x": np.arange(3.0) + 1, "d": "cuda", "n": 3, "f": 0.5}),
+    )
+    assert any("x: 3 of 3 value(s) differ" in m for m in wrong)
+    assert any("expected torch.device('cuda'), got 'cuda' (a str)" in m for m in wrong)
+
+
+@pytest.mark.parametrize(
+    ("got", "message"),
+    [
+        (np.arange(3, dtype=np.float32), "dtype float32, expected float64"),
+        (np.arange(4.0), "shape (4,), expected (3,)"),
+        (fake_cupy.asarray(np.arange(3.0)), "expected a NumPy array, got a device"),
+        (
+            torch.arange(3.0, dtype=torch.float64),
+            "expected a NumPy array, got a tensor",
+        ),
+        ([0.0, 1.0, 2.0], "expected a NumPy array, got a list"),
+    ],
+)
+def test_type_shape_dtype_and_device_come_before_values(got, message):
+    problems = compare_results(encode({"x": np.arange(3.0)}), encode({"x": got}))
+    assert len(problems) == 1 and message in problems[0]
+
+
+def test_an_object_that_equals_everything_is_not_an_answer():
+    class Always:
+        def __eq__(self, other):
+            return True
+
+    problems = compare_results(encode({"x": 3}), encode({"x": Always()}))
+    assert problems and "expected a Python int" in problems[0]
+
+
+def test_a_list_where_a_pair_is_written_is_the_same_answer():
+    assert compare_results(encode({"p": (1, 2)}), encode({"p": [1, 2]})) == []
+
+
+def test_tolerances_come_from_the_reference_only():
+    want = encode({"x": Approx(1.0, rtol=1e-3)})
+    assert compare_results(want, encode({"x": 1.0005})) == []
+    assert compare_results(want, encode({"x": 1.01}))
+    # A submission that claims a looser tolerance for itself gains nothing.
+    assert compare_results(want, encode({"x": Approx(1.01, rtol=1.0)}))
+
+
+def test_a_few_ulps_pass_and_lenient_values_accept_any_number_type():
+    x = np.float32(1.0) + np.finfo(np.float32).eps
+    ulps = Approx(np.float32(1.0), rtol=4 * float(np.finfo(np.float32).eps))
+    assert compare_results(encode({"x": ulps}), encode({"x": x})) == []
+    lenient = encode({"x": Approx(np.float64(2.0), strict=False)})
+    for got in (2.0, np.float64(2.0), fake_cupy.asarray(np.float64(2.0))):
+        assert compare_results(lenient, encode({"x": got})) == []
+
+
+def test_bounds_and_raised_exceptions():
+    assert compare_results(encode({"b": Bound(3, high=3)}), encode({"b": 3})) == []
+    assert (
+        "above the allowed maximum 3"
+        in compare_results(encode({"b": Bound(3, high=3)}), encode({"b": 4}))[0]
+    )
+    raised = outcome(int, "x")
+    assert (
+        compare_results(encode({"e": raised}), encode({"e": outcome(int, "y")})) == []
+    )
+    problems = compare_results(encode({"e": raised}), encode({"e": 3}))
+    assert "should raise ValueError" in problems[0]
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        {"t": "array", "kind": "numpy", "dtype": "|O", "shape": [1], "data": "AAAA"},
+        {"t": "array", "kind": "numpy", "dtype": "<f8", "shape": [9], "data": "AAAA"},
+        {"t": "array", "kind": "numpy", "dtype": "<f8", "shape": [10**12], "data": ""},
+        {"t": "dict", "v": "not a list"},
+        "not even a dict",
+    ],
+)
+def test_malformed_results_fail_with_a_message_and_never_raise(tree):
+    want = encode({"x": np.arange(1.0)})
+    got = {"t": "dict", "v": [[encode("x"), tree]]}
+    problems = compare_results(want, got)
+    assert problems and all(isinstance(p, str) for p in problems)
+
+
+# -- the verdict preprocessor ---------------------------------------------------------
+
+
+def test_a_hidden_test_passes_only_with_its_own_matching_results(monkeypatch):
+    cell = _test_cell("01-x-hidden-test")
+    seal = v.nonce(RESOURCES, "01-x-hidden-test")
+    cell.outputs = [_payload({"x": 1}, seal)]
+    outputs, verdicts = _judge(cell, "ok", {"x": 1}, monkeypatch)
+    assert verdicts["01-x-hidden-test"]["passed"]
+    assert [o.output_type for o in outputs] == ["stream"]
+
+
+@pytest.mark.parametrize(
+    ("outputs", "status", "message"),
+    [
+        ([], "ok", "sent no results"),
+        (["forged"], "ok", "sent no results"),
+        (["mine", "mine"], "ok", "more than once"),
+        (["wrong"], "ok", "results differ from the reference"),
+        (["mine"], "error", "AssertionError: boom"),
+        (["mine"], None, "AssertionError: boom"),
+    ],
+)
+def test_a_hidden_test_fails_for_every_other_reason(
+    monkeypatch, outputs, status, message
+):
+    cell = _test_cell("01-x-hidden-test")
+    seal = v.nonce(RESOURCES, "01-x-hidden-test")
+    made = {
+        "mine": lambda: _payload({"x": 1}, seal),
+        "forged": lambda: _payload({"x": 1}, "0" * 32),
+        "wrong": lambda: _payload({"x": 2}, seal),
+    }
+    cell.outputs = [made[o]() for o in outputs]
+    if status != "ok":
+        cell.outputs.append(new_output("error", ename="AssertionError", evalue="boom"))
+    out, verdicts = _judge(cell, status, {"x": 1}, monkeypatch)
+    assert not verdicts["01-x-hidden-test"]["passed"]
+    assert message in verdicts["01-x-hidden-test"]["message"]
+    assert [o.output_type for o in out] == ["error"]  # exactly one output: a fail
+
+
+def test_stderr_and_a_number_neither_zero_nor_score_a_visible_test(monkeypatch):
+    cell = _test_cell("01-x-test", hidden=False)
+    cell.outputs = [
+        new_output("stream", name="stderr", text="a warning\n"),
+        new_output("execute_result", data={"text/plain": "0.25"}, execution_count=1),
+    ]
+    out, verdicts = _judge(cell, "ok", {}, monkeypatch)
+    assert verdicts["01-x-test"]["passed"] and [o.output_type for o in out] == [
+        "stream"
+    ]
+    from nbgrader.utils import determine_grade
+
+    assert determine_grade(cell) == (2.0, 2.0)
+
+
+def test_the_seal_goes_right_after_the_hidden_marker():
+    cell = _test_cell("01-x-hidden-test")
+    cell, _ = v.SealTests().preprocess_cell(cell, RESOURCES, 0)
+    lines = cell.source.splitlines()
+    marker = lines.index("### BEGIN HIDDEN TESTS")
+    assert (
+        lines[marker + 1]
+        == f"_course_nonce = {v.nonce(RESOURCES, '01-x-hidden-test')!r}"
+    )
+    visible, _ = v.SealTests().preprocess_cell(
+        _test_cell("01-y-test", hidden=False), RESOURCES, 0
+    )
+    assert "_course_nonce" not in visible.source
