@@ -359,8 +359,12 @@ def _compare_dicts(want: dict, got: dict, label: str, tol: Any) -> list[str]:
     if problems:
         return problems
     top = label == "results"
+    plain = {_key_text(k): k.get("v") for k, _ in want["v"] if isinstance(k, dict)}
     for key, value in want_items.items():
-        where = key.strip("'") if top else f"{label}[{key}]"
+        if top and isinstance(plain.get(key), str):
+            where = plain[key]  # a test's own label, as written
+        else:
+            where = f"{label}[{key}]"
         problems += compare(value, got_items[key], where, tol)
         if len(problems) >= _MAX_MESSAGES:
             break

@@ -91,3 +91,46 @@ def test_sample_list_is_consistent():
     assert len(keys) == len(set(keys)), "two samples share a student id"
     for s in samples:
         assert s.why
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("samples")
+def test_plain_nbgrader_autograde_gives_the_same_grades(graded, tmp_path):
+    """The chain is nbgrader's own: `nbgrader autograde` with the course config,
+    run at a course root as an instructor would, grades every sample alike."""
+    import shutil
+    import subprocess
+    import sys
+
+    from nbgrader.api import Gradebook
+
+    from autograder.scratch import ScratchCourse, write_course_config
+
+    samples, report, _, _, _, folder = graded
+    root = tmp_path / "course"
+    course = ScratchCourse(root, keep=True)
+    write_course_config(root)
+    mine = [s for s in samples if s.status == "graded"]
+    for lesson in sorted({s.lesson for s in mine}):
+        course.generate(lesson)
+    for s in mine:
+        target = root / "submitted" / s.student / s.lesson / f"{s.lesson}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(folder / f"{s.student}_{s.lesson}.ipynb", target)
+    env = dict(
+        os.environ, PATH=f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"
+    )
+    for lesson in sorted({s.lesson for s in mine}):
+        subprocess.run(
+            [sys.executable, "-m", "nbgrader", "autograde", lesson, "--force"],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            check=True,
+        )
+    ours = {(r.student, r.assignment): r.per_question for r in report.results}
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        for s in mine:
+            nb = gradebook.find_submission_notebook(s.lesson, s.lesson, s.student)
+            plain = {g.name: [float(g.score), float(g.max_score)] for g in nb.grades}
+            assert plain == ours[(s.student, s.lesson)], s.student

@@ -6,8 +6,8 @@
   where the machine allows (:mod:`autograder.warmkernel`,
   :mod:`autograder.sandbox`); ``Execute.kernel_manager_class`` cannot be set in
   the configuration (``Execute.__init__`` overrides it), hence this subclass;
-* the kernel works in a new, empty folder: not in the folder that holds the
-  notebook being graded;
+* the kernel works in a new, empty folder beside the one that holds the notebook
+  being graded (removed afterwards; the sandbox keeps the kernel inside it);
 * every cell's outcome as the kernel reported it (``ok``, ``error``) is kept in
   ``resources["course"]["status"]`` for the verdict step; a kernel that dies
   does not lose the notebook: the cell it died in is named, the cells before it
@@ -114,7 +114,11 @@ class GradingExecute(Execute):
     # -- one notebook -------------------------------------------------------------
     def preprocess(self, nb: Any, resources: Any = None, km: Any = None):
         resources = resources if resources is not None else {}
-        folder = Path(tempfile.mkdtemp(prefix="course-kernel-"))
+        # A new, empty folder for the kernel, inside the folder nbgrader works in
+        # (so nothing lands outside the job), but not the one with the notebook.
+        where = Path(str((resources.get("metadata") or {}).get("path") or "."))
+        base = where.parent if where.is_dir() else None
+        folder = Path(tempfile.mkdtemp(prefix=".kernel-", dir=base))
         run = dict(resources)
         run["metadata"] = dict(resources.get("metadata") or {}, path=str(folder))
         self._status: dict[str, str] = {}

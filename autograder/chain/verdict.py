@@ -32,6 +32,7 @@ import hashlib
 import hmac
 import os
 import re
+import time
 from typing import Any
 
 from nbformat import NotebookNode
@@ -121,6 +122,7 @@ class Verdict(NbGraderPreprocessor):
     def preprocess(self, nb: Any, resources: Any):
         from autograder.reference import reference_results
 
+        start = time.perf_counter()
         assignment = resources.get("nbgrader", {}).get("assignment", "")
         status = resources.get(RESOURCES_KEY, {}).get("status", {})
         references = None
@@ -145,7 +147,9 @@ class Verdict(NbGraderPreprocessor):
                 message = _error_text(cell)
             verdicts[gid] = {"passed": not message, "message": message[:1000]}
             cell.outputs = [self._output(message)]
-        nb.metadata.setdefault(META, {})["verdicts"] = verdicts
+        found = nb.metadata.setdefault(META, {})
+        found["verdicts"] = verdicts
+        found["verdict_seconds"] = round(time.perf_counter() - start, 6)
         return nb, resources
 
     @staticmethod

@@ -26,6 +26,7 @@ class Result:
     feedback: str = ""
     hints: dict[str, str] = field(default_factory=dict)
     review: list[str] = field(default_factory=list)  # code worth a look (scan)
+    verdict_seconds: float = 0.0  # what the verdict step took
 
 
 @dataclass

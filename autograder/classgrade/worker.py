@@ -160,6 +160,7 @@ def _grade(job: Job, result: Result) -> None:
     found = executed.metadata.get("course", {})
     result.flags = list(found.get("flags", []))
     result.review = list(found.get("review", []))
+    result.verdict_seconds = float(found.get("verdict_seconds", 0.0))
     result.hints = {
         gid: v["message"][:400]
         for gid, v in found.get("verdicts", {}).items()
