@@ -10,8 +10,8 @@ output folder, and no feedback page holds hidden-test code or a script.
 
 from __future__ import annotations
 
+import functools
 import os
-import re
 import socket
 import subprocess
 import uuid
@@ -27,6 +27,7 @@ CASES = load_cases()
 MARKER = f"rt{uuid.uuid4().hex[:12]}"
 
 
+@functools.lru_cache
 def _points(lesson: str) -> dict[str, float]:
     source = next(p for p in lesson_sources() if p.stem == lesson)
     return {
@@ -48,8 +49,9 @@ def _tree(root):
     }
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+@pytest.fixture(scope="session")
+def redteam_graded(tmp_path_factory):
+    """Graded once per test session (module fixtures rerun when modules interleave)."""
     folder = tmp_path_factory.mktemp("redteam")
     out = tmp_path_factory.mktemp("redteam-out")
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -105,8 +107,8 @@ def test_the_suite_is_large_and_covers_the_four_lessons():
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("redteam")
-def test_every_attack_scores_exactly_as_written(graded):
-    report, *_ = graded
+def test_every_attack_scores_exactly_as_written(redteam_graded):
+    report, *_ = redteam_graded
     results = {(r.student, r.assignment): r for r in report.results}
     problems = []
     for case in CASES:
@@ -127,8 +129,8 @@ def test_every_attack_scores_exactly_as_written(graded):
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("redteam")
-def test_nothing_escaped_the_kernels(graded):
-    _, received, before, after = graded
+def test_nothing_escaped_the_kernels(redteam_graded):
+    _, received, before, after = redteam_graded
     assert received == []  # no datagram, no UNIX connection
     assert before == after  # nothing written in the project
     alive = subprocess.run(["pgrep", "-f", MARKER], capture_output=True, text=True)
@@ -137,13 +139,11 @@ def test_nothing_escaped_the_kernels(graded):
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("redteam")
-def test_feedback_pages_hold_no_hidden_test_and_no_script(graded):
-    report, *_ = graded
+def test_feedback_pages_hold_no_hidden_test_and_no_script(redteam_graded):
+    report, *_ = redteam_graded
     for r in report.results:
         html = open(r.feedback, encoding="utf-8").read()
-        assert "BEGIN HIDDEN TESTS" not in html and "_course_nonce" not in html
-        assert "from course.results import" not in html, r.student
-        assert f"window.{MARKER}" not in re.sub(r"&[a-z]+;", "", html) or (
-            "<script>window." not in html
-        )
-        assert "<script>window." not in html
+        # What only a hidden block holds (a student's own code may name anything).
+        for hidden in ("BEGIN HIDDEN TESTS", "submit(_got)", "_course_nonce = "):
+            assert hidden not in html, (r.student, hidden)
+        assert "<script>window." not in html, r.student

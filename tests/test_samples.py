@@ -35,8 +35,9 @@ def _tree_state(root):
     }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def graded(tmp_path_factory):
+    """Graded once per test session (module fixtures rerun when modules interleave)."""
     folder = tmp_path_factory.mktemp("samples")
     samples = write_samples(folder)
     out = tmp_path_factory.mktemp("grading")
@@ -93,44 +94,75 @@ def test_sample_list_is_consistent():
         assert s.why
 
 
-@pytest.mark.slow
-@pytest.mark.xdist_group("samples")
-def test_plain_nbgrader_autograde_gives_the_same_grades(graded, tmp_path):
-    """The chain is nbgrader's own: `nbgrader autograde` with the course config,
-    run at a course root as an instructor would, grades every sample alike."""
+def _course_for(root, lesson, entries):
+    """A course root of its own for one lesson, with its submissions."""
     import shutil
+
+    from autograder.scratch import ScratchCourse, write_course_config
+
+    ScratchCourse(root, keep=True).generate(lesson)
+    write_course_config(root)
+    for student, path in entries:
+        target = root / "submitted" / student / lesson / f"{lesson}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+
+
+def _plain_autograde(root, lesson, students) -> dict:
+    """`nbgrader autograde LESSON` run at ``root``; per-cell scores per student."""
     import subprocess
     import sys
 
     from nbgrader.api import Gradebook
 
-    from autograder.scratch import ScratchCourse, write_course_config
-
-    samples, report, _, _, _, folder = graded
-    root = tmp_path / "course"
-    course = ScratchCourse(root, keep=True)
-    write_course_config(root)
-    mine = [s for s in samples if s.status == "graded"]
-    for lesson in sorted({s.lesson for s in mine}):
-        course.generate(lesson)
-    for s in mine:
-        target = root / "submitted" / s.student / s.lesson / f"{s.lesson}.ipynb"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(folder / f"{s.student}_{s.lesson}.ipynb", target)
     env = dict(
         os.environ, PATH=f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"
     )
-    for lesson in sorted({s.lesson for s in mine}):
-        subprocess.run(
-            [sys.executable, "-m", "nbgrader", "autograde", lesson, "--force"],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            check=True,
-        )
-    ours = {(r.student, r.assignment): r.per_question for r in report.results}
+    subprocess.run(
+        [sys.executable, "-m", "nbgrader", "autograde", lesson, "--force"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        check=True,
+    )
+    scores = {}
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        for s in mine:
-            nb = gradebook.find_submission_notebook(s.lesson, s.lesson, s.student)
-            plain = {g.name: [float(g.score), float(g.max_score)] for g in nb.grades}
-            assert plain == ours[(s.student, s.lesson)], s.student
+        for student in students:
+            nb = gradebook.find_submission_notebook(lesson, lesson, student)
+            scores[student] = {
+                g.name: [float(g.score), float(g.max_score)] for g in nb.grades
+            }
+    return scores
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("samples")
+def test_plain_nbgrader_autograde_gives_the_same_grades(graded, tmp_path):
+    """The chain is nbgrader's own: `nbgrader autograde` with the course config,
+    at a course root as an instructor runs it, grades every sample alike (one
+    course per lesson, two lessons at a time, to keep the suite quick)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    samples, report, _, _, _, folder = graded
+    mine = [s for s in samples if s.status == "graded"]
+    lessons = sorted({s.lesson for s in mine})
+    students = {
+        lesson: [s.student for s in mine if s.lesson == lesson] for lesson in lessons
+    }
+    for lesson in lessons:
+        _course_for(
+            tmp_path / lesson,
+            lesson,
+            [(st, folder / f"{st}_{lesson}.ipynb") for st in students[lesson]],
+        )
+    with ThreadPoolExecutor(max_workers=2) as pool:  # each runs a subprocess
+        runs = {
+            lesson: pool.submit(
+                _plain_autograde, tmp_path / lesson, lesson, students[lesson]
+            )
+            for lesson in lessons
+        }
+        plain = {lesson: run.result() for lesson, run in runs.items()}
+    ours = {(r.student, r.assignment): r.per_question for r in report.results}
+    for s in mine:
+        assert plain[s.lesson][s.student] == ours[(s.student, s.lesson)], s.student

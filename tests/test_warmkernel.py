@@ -19,7 +19,8 @@ PROBE = """\
 import os, sys
 preloaded = "torch" in sys.modules
 import numpy as np
-print(preloaded, os.getpid(), os.getcwd(), os.environ.get("COURSE_PROBE"),
+print(preloaded, os.getpid(), os.getcwd(),
+      os.environ.get("OMP_NUM_THREADS") + "/" + str(os.environ.get("COURSE_PROBE")),
       np.random.randint(0, 2**31), repr(sys.path).replace(" ", ""))
 """
 
@@ -46,7 +47,8 @@ def _run(cells, manager, tmp_path, timeout=30):
 
 @pytest.fixture()
 def warm(monkeypatch):
-    monkeypatch.setenv("COURSE_PROBE", "seen")
+    monkeypatch.setenv("COURSE_PROBE", "graders-own")  # not for grading kernels
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # a job setting kernels must get
     monkeypatch.setitem(warmkernel.SETTINGS, "warm", True)
     monkeypatch.setitem(warmkernel.SETTINGS, "confine", False)
     yield warmkernel.manager_class()
@@ -76,7 +78,7 @@ def test_warm_kernels_are_fresh_processes_with_the_job_settings(warm, tmp_path):
     assert first["preloaded"] and second["preloaded"]  # forked from the server
     assert first["pid"] != second["pid"] != os.getpid()
     assert first["cwd"] == second["cwd"] == str(tmp_path)
-    assert first["env"] == "seen"
+    assert first["env"] == "3/None"  # the job's thread count, not other variables
     assert first["seed"] != second["seed"]  # NumPy reseeded like a cold start
     from jupyter_client.manager import AsyncKernelManager
 
