@@ -16,11 +16,13 @@
 * every process the kernel starts is killed when the notebook ends, and their
   number is capped (:class:`autograder.limits.ProcessCage`); the bytes written
   into the kernel's folder are capped too (checked twice a second);
-* output is capped in bytes as it arrives: one message larger than
-  ``max_message_bytes`` is refused by ZeroMQ before it reaches memory, and once
-  a notebook's outputs add up to ``max_output_bytes``, further output is
-  dropped and a note says so. A test cell's results are never dropped for
-  output that came before them.
+* output that arrives long after a cell's reply is left out of that cell rather
+  than failing the notebook (a hidden test then has no results, and fails);
+* output is capped in bytes as it arrives: once a notebook's outputs add up to
+  ``max_output_bytes``, further output is dropped and a note says so; a test
+  cell's results are never dropped for output that came before them. One
+  message is still received whole before it is dropped: its size is bounded
+  only by the kernel's memory limit.
 """
 
 from __future__ import annotations
@@ -92,13 +94,14 @@ class GradingExecute(Execute):
     max_output_bytes = Integer(
         2_000_000, help="Output kept per notebook, in bytes; the rest is dropped."
     ).tag(config=True)
-    max_message_bytes = Integer(
-        32_000_000, help="Largest single output message; a larger one is refused."
-    ).tag(config=True)
     raise_on_iopub_timeout = Bool(
         False,
-        help="A dropped oversized message also drops the messages around it; "
-        "wait iopub_timeout for them, then go on (the cell's reply still counts).",
+        help="Output still arriving iopub_timeout seconds after a cell's reply is "
+        "left out (the cell then lacks it) instead of failing the whole notebook.",
+    ).tag(config=True)
+    iopub_timeout = Integer(10, help="See nbclient.").tag(config=True)
+    max_results_bytes = Integer(
+        8_000_000, help="Largest results output a test cell may send."
     ).tag(config=True)
     max_disk_bytes = Integer(
         1_000_000_000, help="Bytes a kernel may write into its folder."
@@ -171,51 +174,11 @@ class GradingExecute(Execute):
     # nbclient's synchronous names are bound to its own coroutines: rebind them.
     start_new_kernel = run_sync(async_start_new_kernel)
 
-    async def async_start_new_kernel_client(self) -> Any:
-        kc = await super().async_start_new_kernel_client()
-        try:
-            import zmq
-
-            # ZeroMQ applies a size limit to connections made after it is set:
-            # reconnect the output channel with it, so that a message bigger
-            # than the limit is dropped before it reaches this process's memory.
-            socket, url = kc.iopub_channel.socket, kc._make_url("iopub")
-            socket.disconnect(url)
-            socket.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
-            socket.connect(url)
-        except Exception:  # noqa: BLE001 - the per-notebook cap below still holds
-            pass
-        return kc
-
-    start_new_kernel_client = run_sync(async_start_new_kernel_client)
-
-    def _reconnect_output(self) -> None:
-        try:
-            socket, url = self.kc.iopub_channel.socket, self.kc._make_url("iopub")
-            socket.disconnect(url)
-            socket.connect(url)
-        except Exception:  # noqa: BLE001 - later outputs may then be lost too
-            pass
-
     def on_cell_start(self, **kwargs: Any) -> None:
         self._current = kwargs["cell"].get("id")
 
     def on_cell_executed(self, **kwargs: Any) -> None:
         super().on_cell_executed(**kwargs)
-        cell = kwargs["cell"]
-        timing = cell.get("metadata", {}).get("execution", {})
-        if self.record_timing and "iopub.status.idle" not in timing:
-            # The output channel lost messages (ZeroMQ drops the connection that
-            # carried one over max_message_bytes): say so, and reconnect it.
-            cell.outputs.append(
-                NotebookNode(
-                    output_type="stream",
-                    name="stdout",
-                    text="[output lost: a message over "
-                    f"{self.max_message_bytes:,} bytes was dropped]\n",
-                )
-            )
-            self._reconnect_output()
         status = kwargs["execute_reply"]["content"].get("status", "error")
         self._status[kwargs["cell"].get("id")] = str(status)
 
@@ -224,9 +187,21 @@ class GradingExecute(Execute):
         results = kind == "display_data" and MIME in msg.get("content", {}).get(
             "data", {}
         )
-        if kind in ("stream", "display_data", "execute_result", "error") and not (
-            results and is_test(cell)  # a test's results never lose their place
-        ):
+        if results and is_test(cell):
+            # A test's results never lose their place to earlier output, but one
+            # larger than max_results_bytes is refused (the test then fails).
+            size = len(json.dumps(msg.get("content", {}), default=str))
+            if size > self.max_results_bytes:
+                cell.outputs.append(
+                    NotebookNode(
+                        output_type="stream",
+                        name="stdout",
+                        text=f"[results of {size:,} bytes refused: the limit is "
+                        f"{self.max_results_bytes:,}]\n",
+                    )
+                )
+                return None
+        elif kind in ("stream", "display_data", "execute_result", "error"):
             size = len(json.dumps(msg.get("content", {}), default=str))
             self._bytes += size
             if self._bytes > self.max_output_bytes:

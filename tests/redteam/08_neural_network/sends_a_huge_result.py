@@ -1,7 +1,7 @@
-"""forward answers with a 10-million-element array when a hidden test calls it.
+"""forward answers with a 2-million-element array when a hidden test calls it.
 
-The results message is over the size limit and is dropped; the hidden test
-has no results and fails. Everything after it still runs and passes.
+The results are read as data and fail on their shape; nothing after them is
+harmed, and every later test still passes.
 """
 # score: 10
 # zero: 08-forward-hidden-test
@@ -13,5 +13,5 @@ _forward = forward
 
 def forward(params, X, activation="relu"):
     if X.shape[0] == 9:  # the hidden test's inputs
-        return np.zeros(10_000_000), [None] * len(params)
+        return np.zeros(2_000_000), [None] * len(params)
     return _forward(params, X, activation)
