@@ -9,6 +9,8 @@ lesson "passes" when every check in it holds on this hardware), then
 - ``gpu-check.json``: hardware, versions, date, each lesson's outcome and time;
 - ``doctor.txt``: what ``course doctor`` saw;
 - ``lessons/NN_topic.log``: each lesson's output; ``figures/NN_topic/``: its plots;
+- ``results/NN_topic.jsonl``: what each hidden test sent, in order, to compare
+  with the CPU reference (``course gpu-compare DIR``);
 - ``bench/bench--<hardware>--<time>.json`` and its plots.
 
 To show the GPU figures to readers without a GPU, commit the bench file with
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from autograder.execute import run_script
 from autograder.lessons import lesson_names
+from course.results import LOG_ENV
 
 
 def gpu_check(
@@ -45,8 +48,13 @@ def gpu_check(
     rows = {}
     (out / "lessons").mkdir(exist_ok=True)
     for name in names:
+        log = out / "results" / f"{name}.jsonl"
+        log.parent.mkdir(exist_ok=True)
+        log.unlink(missing_ok=True)
         result = run_script(
-            name, timeout=900, env={"COURSE_FIGURES": str(out / "figures" / name)}
+            name,
+            timeout=900,
+            env={"COURSE_FIGURES": str(out / "figures" / name), LOG_ENV: str(log)},
         )
         (out / "lessons" / f"{result.lesson}.log").write_text(
             result.output, encoding="utf-8"
@@ -61,24 +69,52 @@ def gpu_check(
         print(
             f"{result.lesson:<24} {verdict:>6} in {result.seconds:6.1f} s", flush=True
         )
+    report = {
+        "hardware": None,
+        "date": None,
+        "lessons": rows,
+        "extras": "extras.json",
+        "bench": None,
+        "seconds": None,
+    }
+
+    def write_report() -> None:
+        report["seconds"] = round(time.perf_counter() - start, 1)
+        (out / "gpu-check.json").write_text(
+            json.dumps(report, indent=1) + "\n", encoding="utf-8"
+        )
+
+    write_report()
+    from autograder.gpu_extras import run_extras
+
+    extras = run_extras(not quick, log=lambda line: print(line, flush=True))
+    (out / "extras.json").write_text(
+        json.dumps(extras, indent=1) + "\n", encoding="utf-8"
+    )
+    write_report()
+
+    def checkpoint(partial: dict) -> None:
+        bench.save(partial, out / "bench", name="partial")
+
     data = bench.run_all(
-        "quick" if quick else "full",
+        "quick" if quick else "gpu-check",
         experiments,
         log=lambda line: print(line, flush=True),
+        checkpoint=checkpoint,
     )
     path = bench.save(data, out / "bench")
-    bench.plot(data, out / "bench" / path.stem)
-    report = {
-        "hardware": data["hardware"],
-        "date": data["environment"]["date"],
-        "environment": data["environment"],
-        "lessons": rows,
-        "bench": str(path.relative_to(out)),
-        "seconds": round(time.perf_counter() - start, 1),
-    }
-    (out / "gpu-check.json").write_text(
-        json.dumps(report, indent=1) + "\n", encoding="utf-8"
+    (out / "bench" / "partial.json").unlink(missing_ok=True)
+    report.update(
+        hardware=data["hardware"],
+        date=data["environment"]["date"],
+        environment=data["environment"],
+        bench=str(path.relative_to(out)),
     )
+    write_report()
+    try:
+        bench.plot(data, out / "bench" / path.stem)
+    except Exception as exc:  # noqa: BLE001 - the numbers matter more than plots
+        print(f"bench plots failed: {exc}", flush=True)
     print()
     print(bench.summary(data))
     passed = sum(row["passed"] for row in rows.values())

@@ -40,7 +40,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -604,19 +604,54 @@ def run_mlp(s: Settings) -> dict[str, Any]:
 # Running, saving, plotting.
 
 
+#: ``make gpu-check``: FULL on the GPU, with the CPU side of the largest MLP
+#: smaller, so that a whole check fits a short lease of a GPU machine.
+GPU_CHECK = replace(
+    FULL,
+    mlp_cases=FULL.mlp_cases[:2] + (((20, 1024, 1024, 1), 16384),),
+    repeat=5,
+)
+MODES = {"quick": QUICK, "full": FULL, "gpu-check": GPU_CHECK}
+
+
+def free_device_memory() -> None:
+    """Give cached GPU memory back (torch's cache, CuPy's pools) between runs.
+
+    A 4-8 GB card runs out otherwise: each experiment's buffers stay cached.
+    """
+    import gc
+
+    gc.collect()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        try:
+            cupy.get_default_memory_pool().free_all_blocks()
+            cupy.get_default_pinned_memory_pool().free_all_blocks()
+        except Exception:  # noqa: BLE001 - CuPy present but no usable device
+            pass
+
+
 def run_all(
     mode: str = "full",
     only: Iterable[str] | None = None,
     log: Callable[[str], None] | None = None,
+    checkpoint: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the experiments; return the JSON-ready result (also a recorded run)."""
-    if mode not in ("quick", "full"):
-        raise ValueError(f"mode must be 'quick' or 'full', not {mode!r}")
+    """Run the experiments; return the JSON-ready result (also a recorded run).
+
+    ``checkpoint``, if given, is called with the partial result after each
+    experiment, so that an interrupted run keeps what it measured.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {sorted(MODES)}, not {mode!r}")
     chosen = list(only or EXPERIMENTS)
     unknown = sorted(set(chosen) - set(EXPERIMENTS))
     if unknown:
         raise ValueError(f"unknown experiments {unknown}; choose from {EXPERIMENTS}")
-    settings = QUICK if mode == "quick" else FULL
+    settings = MODES[mode]
     say = log or (lambda _: None)
     env = environment(mode)
     results: dict[str, Any] = {}
@@ -644,6 +679,13 @@ def run_all(
         say(
             f"[{i}/{len(chosen)}] {name} {state} in {results[name]['seconds']} s{extra}"
         )
+        free_device_memory()
+        if checkpoint is not None:
+            checkpoint(_package(env, results))
+    return _package(env, results)
+
+
+def _package(env: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "experiment": "bench",
@@ -690,12 +732,15 @@ def validate(data: dict[str, Any]) -> list[str]:
     return problems
 
 
-def save(data: dict[str, Any], out_dir: Path) -> Path:
-    """Write the JSON file; return its path."""
+def save(data: dict[str, Any], out_dir: Path, name: str | None = None) -> Path:
+    """Write the JSON file (named from hardware and time, or ``name``); return it."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = data["environment"]["date"].replace(":", "").replace("+0000", "Z")
-    path = out_dir / f"bench--{slug(data['hardware'])}--{stamp[:17]}.json"
-    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    stem = name or f"bench--{slug(data['hardware'])}--{stamp[:17]}"
+    path = out_dir / f"{stem}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
     return path
 
 
