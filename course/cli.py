@@ -169,6 +169,18 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gpu_compare(args: argparse.Namespace) -> int:
+    from autograder.gpu_compare import compare_run, report
+
+    try:
+        outcome = compare_run(Path(args.folder))
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(report(outcome))
+    return 0 if all(not m for t in outcome.values() for m in t.values()) else 1
+
+
 def _gpu_check(args: argparse.Namespace) -> int:
     from autograder.gpu_check import gpu_check
 
@@ -348,6 +360,16 @@ def build_parser() -> argparse.ArgumentParser:
     gpu.add_argument("--quick", action="store_true", help="bench in quick mode")
     gpu.add_argument("lessons", nargs="*", help="lessons to run (default: all)")
     gpu.set_defaults(func=_gpu_check)
+
+    compare = sub.add_parser(
+        "gpu-compare",
+        help="judge a gpu-check folder's hidden-test results against the CPU reference",
+        description="Pairs each hidden test's results logged by `course gpu-check` "
+        "on a GPU with the same test's reference results computed here, and "
+        "compares them as the grader does (device names aside).",
+    )
+    compare.add_argument("folder", help="a folder written by `course gpu-check`")
+    compare.set_defaults(func=_gpu_compare)
 
     demo = sub.add_parser(
         "demo",
