@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 demo: venv
-	$(PY) -m course demo
+	$(PY) -m autograder demo
 
 test: venv browser hub-proxy
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
@@ -43,38 +43,38 @@ doctor: venv
 	$(PY) -m course doctor
 
 release: venv
-	$(PY) -m course release
+	$(PY) -m autograder release
 
 release-check: venv
-	$(PY) -m course release --check
+	$(PY) -m autograder release --check
 
 # make grade SUBMISSIONS=path/to/export.zip [ASSIGNMENT=01_devices] [OUT=grading]
 grade: venv
 	@test -n "$(SUBMISSIONS)" || (echo "usage: make grade SUBMISSIONS=folder-or-zip [ASSIGNMENT=NN_topic]"; exit 2)
-	$(PY) -m course grade "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) --out $(or $(OUT),grading)
+	$(PY) -m autograder grade "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) --out $(or $(OUT),grading)
 
 # make check NB=notebooks/01_devices/01_devices.ipynb
 check: venv
 	@test -n "$(NB)" || (echo "usage: make check NB=path/to/your_notebook.ipynb"; exit 2)
-	$(PY) -m course check "$(NB)"
+	$(PY) -m autograder check "$(NB)"
 
 bench: venv
-	$(PY) -m course bench --out $(or $(OUT),bench-results)
+	$(PY) -m autograder bench --out $(or $(OUT),bench-results)
 
 bench-quick: venv
-	$(PY) -m course bench --quick --out $(or $(OUT),bench-results)
+	$(PY) -m autograder bench --quick --out $(or $(OUT),bench-results)
 
 # Runs with the machine's own Python (torch + CuPy installed, no venv, no network):
 #   OUT=/some/folder make gpu-check
 GPU_PYTHON ?= python3
 gpu-check:
-	PYTHONPATH=$(CURDIR) $(GPU_PYTHON) -m course gpu-check --out "$(or $(OUT),gpu-check)"
+	PYTHONPATH=$(CURDIR) $(GPU_PYTHON) -m autograder gpu-check --out "$(or $(OUT),gpu-check)"
 
 bench-grading: venv
 	$(PY) -m autograder.bench_grading
 
 bench-mlp: venv
-	$(PY) -m autograder.bench_mlp
+	$(PY) -m autograder bench --only mlp --mode gpu-check --no-plots --out $(or $(OUT),bench-results)
 
 # JupyterLab on 127.0.0.1 with a token (printed in the URL). Students get nbgrader's
 # assignment list and Validate button; the instructor gets formgrader and the

@@ -6,7 +6,8 @@ change when the course lives in another repository (a fork, a mirror). Run
 
 The setup cell does nothing where the ``course`` package is importable (a local
 install, a GPU box, the grader). Elsewhere (a fresh Colab runtime) it installs
-the package from the repository with ``--no-deps`` (Colab already has NumPy,
+the student library (``student/``: ``course`` alone, no grader) from the
+repository with ``--no-deps`` (Colab already has NumPy,
 PyTorch, matplotlib and scikit-learn; installing Jupyter packages there would
 replace the ones Colab runs on), then prints ``course doctor``.
 """
@@ -40,8 +41,9 @@ def badge_source(lesson: str) -> str:
 
 
 def package_spec(repository: str = REPOSITORY, branch: str = BRANCH) -> str:
-    """What ``pip install`` is given on Colab."""
-    return f"git+{repository}@{branch}"
+    """What ``pip install`` is given on Colab: the student wheel's folder only
+    (``student/``: the ``course`` library, never the grader)."""
+    return f"git+{repository}@{branch}#subdirectory=student"
 
 
 def setup_source() -> str:

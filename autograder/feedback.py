@@ -9,21 +9,17 @@ only its error's type and message.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-_HIDDEN = re.compile(
-    r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?",
-    re.DOTALL | re.MULTILINE,
-)
+from autograder.conventions import has_hidden_tests, hidden_block
 
 
 def strip_hidden(source: str) -> str:
     """Remove every BEGIN/END HIDDEN TESTS block from a cell's source."""
-    return _HIDDEN.sub("", source)
+    return hidden_block().sub("", source)
 
 
 class HideHiddenTests(Preprocessor):
@@ -37,7 +33,7 @@ class HideHiddenTests(Preprocessor):
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int):
-        if "BEGIN HIDDEN TESTS" not in cell.source:
+        if not has_hidden_tests(cell.source):
             return cell, resources
         cell.source = strip_hidden(cell.source).rstrip() + (
             "\n# (hidden tests ran here; their code is not shown)"

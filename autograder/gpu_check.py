@@ -1,6 +1,6 @@
 """The whole course on a GPU: every lesson as a script, then the full benchmark.
 
-``python -m course gpu-check --out DIR`` (``make gpu-check``) is made for a GPU
+``python -m autograder gpu-check --out DIR`` (``make gpu-check``) is made for a GPU
 machine that has torch and CuPy but no Jupyter: each ``solutions/NN/NN.py`` runs
 top to bottom as a plain script (its visible and hidden tests included, so a
 lesson "passes" when every check in it holds on this hardware), then
@@ -36,7 +36,7 @@ def gpu_check(
     experiments: list[str] | None = None,
 ) -> int:
     """Run the lessons and the bench; return 0 if every lesson passed, else 1."""
-    from course import bench
+    from autograder import bench
     from course.doctor import doctor_text
 
     start = time.perf_counter()

@@ -46,9 +46,7 @@ def host_view(node: Any) -> Any:
 def compare_lesson(lesson: str, log_file: Path) -> dict[str, list[str]]:
     """``{grade_id: problems}`` for one lesson's GPU results (empty: all match)."""
     want = reference_results(lesson)
-    lines = [
-        line for line in log_file.read_text(encoding="utf-8").splitlines() if line
-    ]
+    lines = [line for line in log_file.read_text(encoding="utf-8").splitlines() if line]
     if len(lines) != len(want):
         return {
             "(all)": [

@@ -13,14 +13,17 @@ so the same source always gives byte-identical notebooks.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
+from autograder.conventions import (
+    LESSON_NAME,
+    LessonId,
+    hidden_markers,
+    solution_markers,
+)
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-LESSON_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+$")
-SOLUTION_MARKERS = ("BEGIN SOLUTION", "END SOLUTION")
-HIDDEN_MARKERS = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 REFERENCE_PREFIX = "_ref_"
 """Names defined only inside hidden tests (reference implementations) start so."""
 
@@ -61,7 +64,7 @@ def lesson_names(root: Path = REPO_ROOT) -> list[str]:
 def find_lesson(name: str, root: Path = REPO_ROOT) -> Path:
     """Return the source of lesson ``name`` (``"01_devices"`` or just ``"01"``)."""
     for source in lesson_sources(root):
-        if name in (source.stem, source.stem[:2]):
+        if name in (source.stem, LessonId(source.stem).digits):
             return source
     known = ", ".join(lesson_names(root)) or "none"
     raise LessonError(f"No lesson named {name!r}. Lessons: {known}.")
@@ -73,9 +76,9 @@ def _nbgrader_metadata(meta: dict[str, Any], where: str, lesson: str) -> dict[st
     grade_id = full.get("grade_id")
     if not grade_id:
         raise LessonError(f"{where}: nbgrader cell without a grade_id")
-    if not str(grade_id).startswith(f"{lesson[:2]}-"):
+    if not LessonId(lesson).owns(grade_id):
         raise LessonError(
-            f"{where}: grade_id {grade_id!r} must start with {lesson[:2]}- "
+            f"{where}: grade_id {grade_id!r} must start with {LessonId(lesson).prefix} "
             "(the lesson number)"
         )
     if full["grade"]:
@@ -105,7 +108,7 @@ def source_to_notebook(source: Path) -> Any:
         where = f"{source.name}, cell {index + 1}"
         meta = cell.metadata.get("nbgrader")
         cell.metadata = {}
-        cell_id = f"{lesson[:2]}-cell-{index:03d}"
+        cell_id = f"{LessonId(lesson).prefix}cell-{index:03d}"
         if meta is not None:
             meta = _nbgrader_metadata(dict(meta), where, lesson)
             if meta["grade_id"] in seen:
@@ -142,7 +145,7 @@ def find_leaks(path: Path) -> list[str]:
     """
     text = path.read_text(encoding="utf-8")
     problems = [
-        f"contains {m!r}" for m in SOLUTION_MARKERS + HIDDEN_MARKERS if m in text
+        f"contains {m!r}" for m in solution_markers() + hidden_markers() if m in text
     ]
     if REFERENCE_PREFIX in text:
         problems.append(f"contains a reference name ({REFERENCE_PREFIX}...)")

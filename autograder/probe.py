@@ -14,8 +14,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from autograder.conventions import grade_id
 from autograder.lessons import find_lesson, source_to_notebook, write_notebook
-from autograder.nbmeta import grade_id
 
 
 class DelegationError(RuntimeError):

@@ -20,8 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from autograder.conventions import grade_id
 from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
-from autograder.nbmeta import grade_id
 from course.results import MIME, VERSION
 
 #: Per-kernel timeout for the reference run (seconds per cell).

@@ -10,7 +10,7 @@ Each file ``course/recorded/<experiment>--<slug>.json`` holds one run::
      "software": {"torch": "2.9.0", "torch_cuda": "12.8"}, "results": {...}}
 
 The files the lessons use are ``course bench`` results (experiment ``bench``,
-see :mod:`course.bench`), added with ``course bench --record FILE`` after a run
+from the instructor tools), added with ``course bench --record FILE`` after a run
 on a GPU. :func:`recorded_rows` and :func:`recorded_sweep` read their sections.
 """
 

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from course import bench
-from course.cli import main
+from autograder import bench
+from autograder.cli import main
 from course.recorded import load_recorded, recorded_rows, recorded_sweep
 
 # The quick run is shared: keep its users on one xdist worker (--dist loadgroup).

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from autograder.classgrade import collect_submissions, grade_class, reassemble
+from autograder.cli import main
 from autograder.grading import grade_notebooks
 from autograder.lessons import REPO_ROOT
 from autograder.samples.answers import FORGETS_MPS
-from course.cli import main
 from tests.lesson_helpers import submission
 
 LESSON = "01_devices"
@@ -200,7 +200,7 @@ def test_collect_nbgrader_layout_zip_and_names(tmp_path):
 def test_file_names_that_are_not_utf8_on_disk(tmp_path, capsys):
     """Raw bytes in names (an old zip tool, a Latin-1 file system) never crash."""
     from autograder.classgrade import Result, write_reports
-    from course.cli import main
+    from autograder.cli import main
 
     loose = tmp_path / "loose"
     loose.mkdir()

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from course.cli import build_parser, main
+from autograder.cli import build_parser, main
 
 
 def test_doctor_prints_the_environment_and_exits_zero(capsys):

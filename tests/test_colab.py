@@ -37,7 +37,7 @@ def test_colab_url_comes_from_the_one_configured_place():
     )
     assert colab.REPOSITORY in colab.package_spec()
     assert colab.package_spec("https://github.com/a/b", "x") == (
-        "git+https://github.com/a/b@x"
+        "git+https://github.com/a/b@x#subdirectory=student"
     )
     with pytest.raises(ValueError, match="GitHub repositories only"):
         colab.colab_url("01_devices", "https://gitlab.com/a/b")

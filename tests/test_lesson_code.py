@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from autograder.bench_mlp import run
+from autograder.bench import QUICK, mlp
 from autograder.lesson_code import lesson_namespace
 
 
@@ -23,9 +25,18 @@ def test_unknown_lesson_is_reported():
 
 @pytest.mark.slow
 def test_mlp_benchmark_reports_positive_times_and_a_ratio():
-    result = run(sizes=(3, 4, 1), n_samples=16, epochs=1, repeat=1)
-    assert set(result) == {"numpy_s_per_epoch", "torch_s_per_epoch", "ratio"}
-    assert result["numpy_s_per_epoch"] > 0 and result["torch_s_per_epoch"] > 0
-    assert result["ratio"] == pytest.approx(
-        result["numpy_s_per_epoch"] / result["torch_s_per_epoch"], rel=1e-9
+    settings = replace(QUICK, mlp_cases=(((3, 4, 1), 16),), mlp_epochs=1, repeat=1)
+    section = mlp.run(settings)
+    cpu = {
+        r["implementation"]: r["s_per_epoch"]
+        for r in section["rows"]
+        if r["device"] == "cpu"
+    }
+    assert cpu["from scratch (NumPy)"] > 0 and cpu["PyTorch"] > 0
+    ratio = mlp.cpu_ratios(section)["[3, 4, 1] x16"]
+    assert ratio == pytest.approx(
+        cpu["from scratch (NumPy)"] / cpu["PyTorch"], rel=1e-9
+    )
+    assert any(
+        "from scratch / PyTorch on the CPU" in line for line in mlp.summary(section)
     )

@@ -62,7 +62,7 @@ def test_gpu_extra_and_console_script():
     assert any(
         r.startswith("cupy-cuda12x") for r in project["optional-dependencies"]["gpu"]
     )
-    assert project["scripts"]["course"] == "course.cli:main"
+    assert project["scripts"]["course"] == "autograder.cli:main"
 
 
 def test_constraints_pin_the_cpu_torch_build():
@@ -74,3 +74,24 @@ def test_ci_runs_the_readme_test_command():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
     assert "make test" in (ROOT / "README.md").read_text()
     assert "make demo" in (ROOT / "README.md").read_text()
+
+
+def test_the_student_wheel_needs_no_jupyter_and_agrees_with_the_full_package():
+    student = tomllib.loads((ROOT / "student" / "pyproject.toml").read_text())
+    project = student["project"]
+    assert student["tool"]["setuptools"]["packages"] == ["course"]
+    full = dict(_name_and_spec(r) for r in _pyproject()["project"]["dependencies"])
+    mine = dict(_name_and_spec(r) for r in project["dependencies"])
+    assert set(mine) == {"numpy", "torch", "matplotlib", "scikit-learn"}
+    assert all(full[name] == spec for name, spec in mine.items())
+    assert project["requires-python"] == _pyproject()["project"]["requires-python"]
+    assert (ROOT / "student" / "course").resolve() == (ROOT / "course").resolve()
+
+
+def test_python_m_course_runs_doctor_only(capsys):
+    from course.__main__ import main
+
+    assert main(["grade", "x"]) == 2
+    assert "python -m autograder grade x" in capsys.readouterr().err
+    assert main(["doctor"]) == 0
+    assert "torch" in capsys.readouterr().out

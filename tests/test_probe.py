@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.nbmeta import grade_id
+from autograder.conventions import grade_id
 from autograder.probe import HELPERS, helpers, probe_notebook, run_probe
 
 

@@ -19,8 +19,8 @@ import uuid
 import pytest
 
 from autograder.classgrade import grade_class
+from autograder.conventions import grade_id, nbgrader_meta
 from autograder.lessons import REPO_ROOT, lesson_sources, source_to_notebook
-from autograder.nbmeta import grade_id, nbgrader_meta
 from tests.redteam import load_cases, write_case
 
 CASES = load_cases()

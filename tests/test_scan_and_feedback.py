@@ -6,8 +6,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
 from autograder.chain.sanitize import SanitizeOutputs
+from autograder.conventions import grade_id, is_answer
 from autograder.lessons import lesson_sources, source_to_notebook
-from autograder.nbmeta import grade_id, is_answer
 from autograder.samples import all_samples
 from autograder.scan import scan_source
 

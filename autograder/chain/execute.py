@@ -20,9 +20,11 @@
   than failing the notebook (a hidden test then has no results, and fails);
 * output is capped in bytes as it arrives: once a notebook's outputs add up to
   ``max_output_bytes``, further output is dropped and a note says so; a test
-  cell's results are never dropped for output that came before them. One
-  message is still received whole before it is dropped: its size is bounded
-  only by the kernel's memory limit.
+  cell's results are never dropped for output that came before them;
+* no single output message over ``max_message_bytes`` ever reaches the
+  grader's memory: the client reads the kernel's IOPub through a gate that
+  skips such a message as it streams past and puts a signed notice in its
+  place (:mod:`autograder.chain.iopub_gate`).
 """
 
 from __future__ import annotations
@@ -41,8 +43,9 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from autograder import warmkernel
+from autograder.chain.iopub_gate import IOPubGate
+from autograder.conventions import grade_id, is_test
 from autograder.limits import ProcessCage, folder_bytes
-from autograder.nbmeta import grade_id, is_test
 from course.results import MIME
 
 #: Where the chain keeps what it learnt about a run, between preprocessors.
@@ -103,6 +106,11 @@ class GradingExecute(Execute):
     max_results_bytes = Integer(
         8_000_000, help="Largest results output a test cell may send."
     ).tag(config=True)
+    max_message_bytes = Integer(
+        10_000_000,
+        help="Largest single output message read from a kernel; a larger one is "
+        "skipped as it arrives and replaced by a notice (0: no gate).",
+    ).tag(config=True)
     max_disk_bytes = Integer(
         1_000_000_000, help="Bytes a kernel may write into its folder."
     ).tag(config=True)
@@ -129,6 +137,7 @@ class GradingExecute(Execute):
         self._bytes = 0
         self._truncated = False
         self._cage = ProcessCage("kernel")
+        self._gate: IOPubGate | None = None
         watchdog = _DiskWatch(folder, self.max_disk_bytes, self._cage)
         died = None
         try:
@@ -139,6 +148,9 @@ class GradingExecute(Execute):
             if died is not None:
                 self._status[died] = "died"
         finally:
+            if self._gate is not None:
+                self._gate.close()
+                self._gate = None
             watchdog.stop()
             self._cage.remove()  # everything the kernel started, too
             shutil.rmtree(folder, ignore_errors=True)
@@ -170,6 +182,12 @@ class GradingExecute(Execute):
         pid = getattr(getattr(self.km, "provisioner", None), "pid", None)
         if pid:
             self._cage.add(int(pid))
+        if self.km.transport == "tcp" and self.max_message_bytes > 0:
+            # The client connects to the gate, never to the kernel's IOPub.
+            self._gate = IOPubGate(
+                self.km.iopub_port, self.km.session, self.max_message_bytes, self.km.ip
+            )
+            self.km.iopub_port = self._gate.port
 
     # nbclient's synchronous names are bound to its own coroutines: rebind them.
     start_new_kernel = run_sync(async_start_new_kernel)

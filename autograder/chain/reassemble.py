@@ -24,8 +24,8 @@ import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from autograder import guard
+from autograder.conventions import grade_id, is_answer, nbgrader_meta
 from autograder.feedback import strip_hidden
-from autograder.nbmeta import grade_id, is_answer, nbgrader_meta
 from autograder.scan import scan_answers
 
 #: Notebook metadata key where the chain records what it found.

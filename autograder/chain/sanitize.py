@@ -21,7 +21,7 @@ from typing import Any
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.nbmeta import is_answer
+from autograder.conventions import is_answer
 
 #: Output types shown in feedback; everything else is named, not rendered.
 SAFE_TYPES = ("text/plain", "image/png", "image/jpeg")

@@ -41,12 +41,17 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from autograder.chain.execute import RESOURCES_KEY
 from autograder.chain.reassemble import META
 from autograder.compare import compare_results
-from autograder.nbmeta import grade_id, is_test
+from autograder.conventions import grade_id, has_hidden_tests, hidden_markers, is_test
 from course.results import MIME, NONCE_NAME, VERSION
 
 _KEY = os.urandom(32)  # this process only: a kernel cannot learn it
-_BEGIN = re.compile(r"^([ \t]*)### BEGIN HIDDEN TESTS[^\n]*\n", re.MULTILINE)
 PASSED = "Test passed."
+
+
+def _begin() -> re.Pattern[str]:
+    """The line that opens a hidden-test block."""
+    marker = re.escape(hidden_markers()[0])
+    return re.compile(rf"^([ \t]*)### {marker}[^\n]*\n", re.MULTILINE)
 
 
 def nonce(resources: Any, gid: str) -> str:
@@ -63,9 +68,9 @@ class SealTests(NbGraderPreprocessor):
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int):
         gid = grade_id(cell)
-        if gid and is_test(cell) and _BEGIN.search(cell.source):
+        if gid and is_test(cell) and _begin().search(cell.source):
             line = f"{NONCE_NAME} = {nonce(resources, gid)!r}\n"
-            cell.source = _BEGIN.sub(
+            cell.source = _begin().sub(
                 lambda m: m.group(0) + m.group(1) + line, cell.source, count=1
             )
         return cell, resources
@@ -131,7 +136,7 @@ class Verdict(NbGraderPreprocessor):
             gid = grade_id(cell)
             if not gid or not is_test(cell):
                 continue
-            hidden = "BEGIN HIDDEN TESTS" in cell.source
+            hidden = has_hidden_tests(cell.source)
             if hidden and references is None:
                 references = reference_results(assignment)
             if hidden and gid in references:

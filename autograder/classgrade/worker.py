@@ -21,7 +21,7 @@ from typing import Any
 import nbformat
 
 from autograder.classgrade.reports import Result
-from autograder.nbmeta import grade_id, nbgrader_meta
+from autograder.conventions import LessonId, grade_id, nbgrader_meta
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,26 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def failure_reason(log: str, limit: int = 500) -> str:
+    """What went wrong, from nbgrader's log: its first errors, not its last lines.
+
+    nbgrader ends every failure with the same "see the above traceback" lines;
+    the cause (a kernel that never answered, a notebook it cannot read) is in
+    the first ``[ERROR]`` line and the exception at the end of its traceback.
+    """
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("[ERROR]")]
+    causes = [
+        line
+        for line in lines
+        if not line.startswith("[")
+        and ("Error:" in line or "Exception:" in line)
+        and "NbGraderException" not in line
+    ]
+    picked = errors[:1] + causes[-1:]
+    return "\n".join(picked)[:limit] if picked else log[-limit:]
+
+
 def grade_job(job: Job) -> Result:
     """Grade one submission; write its result file and return the result."""
     import warnings
@@ -108,10 +128,14 @@ def _read_submission(job: Job, result: Result) -> Any | None:
         result.status = "unreadable"
         result.message = f"not a readable notebook: {type(exc).__name__}: {exc}"[:300]
         return None
-    prefixes = {gid[:3] for c in submitted.cells if (gid := grade_id(c))}
-    if prefixes and f"{job.assignment[:2]}-" not in prefixes:
+    lessons = {
+        digits
+        for c in submitted.cells
+        if (gid := grade_id(c)) and (digits := LessonId.digits_of(gid))
+    }
+    if lessons and LessonId(job.assignment).digits not in lessons:
         result.status = "wrong-assignment"
-        other = sorted(prefixes)[0][:2]
+        other = sorted(lessons)[0]
         result.message = f"this notebook belongs to Day {other}, not {job.assignment}"
         return None
     return submitted
@@ -155,7 +179,7 @@ def _grade(job: Job, result: Result) -> None:
         os.environ[variable] = str(job.threads)
     executed, db_url = _autograde(job, jobdir)
     if executed is None:
-        result.message = db_url[-500:]
+        result.message = failure_reason(db_url)
         return
     found = executed.metadata.get("course", {})
     result.flags = list(found.get("flags", []))
@@ -192,7 +216,9 @@ def _autograde(job: Job, jobdir: Path) -> tuple[Any | None, str]:
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
     outcome = api.autograde(job.assignment, job.student, force=True, create=True)
     if not outcome.get("success"):
-        return None, outcome.get("error") or outcome.get("log") or "autograde failed"
+        return None, "\n".join(
+            str(part) for part in (outcome.get("log"), outcome.get("error")) if part
+        ) or "autograde failed"
     graded = jobdir / "autograded" / job.student / job.assignment
     return nbformat.read(graded / f"{job.assignment}.ipynb", as_version=4), str(
         api.coursedir.db_url

@@ -423,7 +423,7 @@ torch.manual_seed(0)
 _net = nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 2)).to(device)
 _got = {}
 for _n, _bs in ((1, 32), (31, 32), (32, 32), (33, 32), (100, 7), (64, 1)):
-    _x = torch.randn(_n, 5, device=device)
+    _x = torch.randn(_n, 5).to(device)  # the same numbers on every machine
     _calls = []
     _h = _net.register_forward_hook(lambda m, a, o: _calls.append(a[0].shape[0]))
     _out = predict(_net, _x, batch_size=_bs)

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.conventions import grade_id
 from autograder.lessons import find_lesson, source_to_notebook, write_notebook
-from autograder.nbmeta import grade_id
 
 HERE = Path(__file__).resolve().parent
 

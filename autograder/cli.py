@@ -1,4 +1,4 @@
-"""The ``course`` command line: doctor, release, grade, check, bench, gpu-check, demo.
+"""The `course` command (also `python -m autograder`): every instructor command.
 
 Run ``course --help`` or ``course <command> --help`` for the options.
 """
@@ -148,12 +148,12 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from course import bench
+    from autograder import bench
 
     if args.record:
         print(f"recorded: {bench.record(Path(args.record))}")
         return 0
-    mode = "quick" if args.quick else "full"
+    mode = "quick" if args.quick else args.mode
     only = args.only.split(",") if args.only else None
     start = time.perf_counter()
     data = bench.run_all(mode, only, log=lambda line: print(line, flush=True))
@@ -335,6 +335,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--quick", action="store_true", help="small sizes, few repeats (CI, CPU)"
+    )
+    bench.add_argument(
+        "--mode",
+        choices=("quick", "full", "gpu-check"),
+        default="full",
+        help="sizes and repeats (gpu-check: full, with a smaller CPU MLP)",
     )
     bench.add_argument("--out", default="bench-results", help="output folder")
     bench.add_argument(

@@ -1,0 +1,217 @@
+"""A gate on a kernel's output channel: no message over a size ever reaches us.
+
+A kernel sends its output (prints, plots, results) on its IOPub socket. The
+grader's client would read each message whole, so one ``print("x" * 300e6)``
+in an answer cell would put 300 MB (and more as JSON) into the grader's memory
+before any limit could look at it. ZeroMQ's own ``MAXMSGSIZE`` cannot help: on a
+multipart message it breaks the connection mid-message, which trips an assertion
+inside libzmq.
+
+So the client does not connect to the kernel. It connects to this gate, a small
+TCP relay in a thread of the grader that speaks just enough ZMTP 3 (the ZeroMQ
+wire protocol: a 64-byte greeting, then frames of ``flags, size, body``) to
+measure each message as its frames arrive:
+
+- a message up to ``limit`` bytes is passed on unchanged, in order;
+- a larger one is never held: its frames are skipped as they stream past (a
+  fixed-size buffer), and in its place the client receives a ``stream`` message
+  on stderr, signed with the session's key, with the same parent (so it lands
+  in the right cell): ``[an output of N bytes was left out: the limit is L]``.
+
+Memory per kernel stays near ``limit``, whatever the kernel sends. The other
+direction (the client's subscription) is passed through as is.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import threading
+import time
+from typing import Any
+
+DELIMITER = b"<IDS|MSG>"
+_GREETING = 64
+_CHUNK = 1 << 16
+_MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
+
+
+class _Closed(Exception):
+    pass
+
+
+def _read_exact(sock: socket.socket, n: int) -> bytes:
+    parts, left = [], n
+    while left:
+        chunk = sock.recv(min(left, _CHUNK))
+        if not chunk:
+            raise _Closed
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
+
+
+def _skip(sock: socket.socket, n: int) -> None:
+    left = n
+    while left:
+        chunk = sock.recv(min(left, _CHUNK))
+        if not chunk:
+            raise _Closed
+        left -= len(chunk)
+
+
+def frame_bytes(body: bytes, more: bool, command: bool = False) -> bytes:
+    """One ZMTP 3 frame."""
+    flags = (_MORE if more else 0) | (_COMMAND if command else 0)
+    if len(body) > 255:
+        return struct.pack(">BQ", flags | _LONG, len(body)) + body
+    return struct.pack(">BB", flags, len(body)) + body
+
+
+class IOPubGate:
+    """Relay ``kernel_port`` (the kernel's IOPub) to :attr:`port`, with a size gate.
+
+    Args:
+        kernel_port: the kernel's IOPub port on ``ip``.
+        session: a ``jupyter_client.session.Session`` holding the kernel's key,
+            used to sign the notice that replaces a message that was too large.
+        limit: the largest message passed on, in bytes (all frames together).
+    """
+
+    def __init__(
+        self, kernel_port: int, session: Any, limit: int, ip: str = "127.0.0.1"
+    ) -> None:
+        self.ip, self.kernel_port = ip, kernel_port
+        self.session, self.limit = session, limit
+        self.dropped: list[int] = []
+        self._listener = socket.create_server((ip, 0))
+        self.port: int = self._listener.getsockname()[1]
+        self._sockets: list[socket.socket] = []
+        self._closed = False
+        self._thread = threading.Thread(
+            target=self._accept, name="iopub-gate", daemon=True
+        )
+        self._thread.start()
+
+    # -- connections --------------------------------------------------------------
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            try:  # the kernel may not listen yet: the client will reconnect
+                kernel = socket.create_connection((self.ip, self.kernel_port), 5)
+                kernel.settimeout(None)
+            except OSError:
+                _shut(client)
+                time.sleep(0.05)
+                continue
+            self._sockets += [client, kernel]
+            threading.Thread(
+                target=self._pipe, args=(client, kernel), daemon=True
+            ).start()
+            threading.Thread(
+                target=self._downstream, args=(kernel, client), daemon=True
+            ).start()
+
+    def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
+        """Client to kernel (greeting, handshake, subscriptions): unchanged."""
+        try:
+            while True:
+                chunk = src.recv(_CHUNK)
+                if not chunk:
+                    break
+                dst.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            _shut(dst)
+
+    def _downstream(self, kernel: socket.socket, client: socket.socket) -> None:
+        try:
+            left = _GREETING  # sent in parts, each side waiting for the other's
+            while left:
+                chunk = kernel.recv(left)
+                if not chunk:
+                    raise _Closed
+                client.sendall(chunk)
+                left -= len(chunk)
+            while True:
+                self._message(kernel, client)
+        except (_Closed, OSError):
+            pass
+        finally:
+            _shut(client)
+
+    # -- one message --------------------------------------------------------------
+    def _header(self, kernel: socket.socket) -> tuple[int, int]:
+        flags = _read_exact(kernel, 1)[0]
+        if flags & _LONG:
+            (size,) = struct.unpack(">Q", _read_exact(kernel, 8))
+        else:
+            size = _read_exact(kernel, 1)[0]
+        return flags, size
+
+    def _message(self, kernel: socket.socket, client: socket.socket) -> None:
+        frames: list[bytes] = []
+        total = 0
+        while True:
+            flags, size = self._header(kernel)
+            if flags & _COMMAND:  # handshake and heartbeats: not message data
+                client.sendall(frame_bytes(_read_exact(kernel, size), False, True))
+                if not frames:
+                    return
+                continue
+            total += size
+            if total > self.limit:
+                _skip(kernel, size)
+                while flags & _MORE:
+                    flags, size = self._header(kernel)
+                    total += size
+                    _skip(kernel, size)
+                self.dropped.append(total)
+                notice = self._notice(frames, total)
+                if notice:
+                    client.sendall(notice)
+                return
+            frames.append(_read_exact(kernel, size))
+            if not flags & _MORE:
+                break
+        last = len(frames) - 1
+        client.sendall(b"".join(frame_bytes(f, i < last) for i, f in enumerate(frames)))
+
+    def _notice(self, frames: list[bytes], total: int) -> bytes | None:
+        """A signed stream message that says what was left out, or None."""
+        try:
+            at = frames.index(DELIMITER)
+            topics = frames[:at]
+            parent = json.loads(frames[at + 3]) if len(frames) > at + 3 else {}
+        except (ValueError, json.JSONDecodeError):
+            return None  # too little arrived to know where it belonged
+        text = (
+            f"[an output of {total:,} bytes was left out: the limit is "
+            f"{self.limit:,} bytes per message]\n"
+        )
+        msg = self.session.msg("stream", {"name": "stderr", "text": text}, parent)
+        out = self.session.serialize(msg, ident=topics or None)
+        last = len(out) - 1
+        return b"".join(frame_bytes(f, i < last) for i, f in enumerate(out))
+
+    def close(self) -> None:
+        self._closed = True
+        _shut(self._listener)
+        for sock in self._sockets:
+            _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    try:
+        sock.close()
+    except OSError:
+        pass

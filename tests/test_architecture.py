@@ -1,0 +1,101 @@
+"""The one allowed direction of imports, and a student wheel without the grader."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.lessons import REPO_ROOT
+
+COURSE = REPO_ROOT / "course"
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every module a file imports (at any depth), with its line."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None))
+            in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append((node.lineno, node.args[0].value))
+    return found
+
+
+def test_the_student_library_never_imports_the_grader():
+    wrong = [
+        f"{path.relative_to(REPO_ROOT)}:{line} imports {name}"
+        for path in sorted(COURSE.rglob("*.py"))
+        for line, name in _imports(path)
+        if name.split(".")[0] == "autograder"
+    ]
+    assert not wrong, "course/ must not import autograder:\n" + "\n".join(wrong)
+
+
+def test_the_check_sees_every_kind_of_import(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import autograder\n"
+        "def f():\n"
+        "    from autograder.lessons import x\n"
+        "    import importlib; importlib.import_module('autograder.cli')\n"
+    )
+    names = [name for _, name in _imports(probe)]
+    assert names.count("autograder") == 1
+    assert "autograder.lessons" in names and "autograder.cli" in names
+
+
+@pytest.mark.slow
+def test_the_student_wheel_holds_the_library_and_nothing_of_the_grader(tmp_path):
+    # Built from a copy of student/, so the build's own folders land in tmp_path.
+    source = tmp_path / "student"
+    source.mkdir()
+    (source / "pyproject.toml").write_bytes(
+        (REPO_ROOT / "student" / "pyproject.toml").read_bytes()
+    )
+    (source / "course").symlink_to((REPO_ROOT / "student" / "course").resolve())
+    out = tmp_path / "wheel"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(out),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = out.glob("gpu_course_student-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        text = {n: archive.read(n).decode("utf-8", "replace") for n in names}
+    packages = {n.split("/")[0] for n in names if not n.split("/")[0].endswith("-info")}
+    assert packages == {"course"}, packages
+    ours = {p.relative_to(REPO_ROOT).as_posix() for p in COURSE.glob("*.py")}
+    assert ours <= set(names), sorted(ours - set(names))
+    assert any(n.startswith("course/recorded/") for n in names)
+    for name, body in text.items():
+        for forbidden in ("BEGIN HIDDEN", "BEGIN SOLUTION", "autograder.", "_ref_"):
+            assert forbidden not in body, f"{name} holds {forbidden!r}"
+    metadata = next(body for n, body in text.items() if n.endswith("METADATA"))
+    assert "nbgrader" not in metadata and "jupyterlab" not in metadata

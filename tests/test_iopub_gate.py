@@ -1,0 +1,93 @@
+"""The IOPub gate: one huge output message never enters the grader's memory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from autograder.chain.iopub_gate import frame_bytes
+from autograder.lessons import REPO_ROOT
+
+# A publisher (standing in for a kernel) sends three stream messages, the middle
+# one `size` bytes long; a subscriber reads them through the gate and reports
+# what it got and how much its own peak memory grew. Both in fresh processes,
+# so that the peak measured is the subscriber's alone.
+_SENDER = r"""
+import sys, time, zmq
+from jupyter_client.session import Session
+s = Session(key=b"k" * 32)
+pub = zmq.Context().socket(zmq.PUB)
+print(pub.bind_to_random_port("tcp://127.0.0.1"), flush=True)
+sys.stdin.readline()
+time.sleep(0.3)
+parent = s.msg_header("execute_request")
+for text in ("before\n", "x" * int(sys.argv[1]), "after\n"):
+    s.send(pub, "stream", {"name": "stdout", "text": text}, parent=parent,
+           ident=b"kernel.1.stream")
+sys.stdin.readline()
+"""
+_RECEIVER = r"""
+import json, resource, subprocess, sys, time, zmq
+from jupyter_client.session import Session
+from autograder.chain.iopub_gate import IOPubGate
+sender = subprocess.Popen([sys.executable, "-c", sys.argv[2], sys.argv[1]],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+port = int(sender.stdout.readline())
+session = Session(key=b"k" * 32)
+gate = IOPubGate(port, session, limit=10_000_000)
+sub = zmq.Context().socket(zmq.SUB)
+sub.setsockopt(zmq.SUBSCRIBE, b"")
+sub.connect(f"tcp://127.0.0.1:{gate.port}")
+time.sleep(0.3)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+sender.stdin.write("go\n"); sender.stdin.flush()
+got = []
+for _ in range(3):
+    _, frames = session.feed_identities(sub.recv_multipart())
+    msg = session.deserialize(frames)  # checks the signature
+    got.append([msg["content"]["name"], msg["content"]["text"][:60],
+                msg["parent_header"]["msg_id"]])
+grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+sender.stdin.write("bye\n"); sender.stdin.flush(); sender.wait()
+gate.close()
+print(json.dumps({"got": got, "grew_kib": grew, "dropped": gate.dropped}))
+"""
+
+
+def _through_gate(size: int) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", _RECEIVER, str(size), _SENDER],
+        cwd=REPO_ROOT,
+        env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_a_100_mb_message_is_skipped_as_it_streams_and_replaced_by_a_notice():
+    out = _through_gate(100_000_000)
+    texts = [text for _, text, _ in out["got"]]
+    assert texts[0] == "before\n" and texts[2] == "after\n"
+    assert out["got"][1][0] == "stderr"
+    assert texts[1].startswith("[an output of 100,000,")
+    assert "was left out" in texts[1]
+    # The notice keeps the parent, so it lands in the cell that printed.
+    assert len({parent for _, _, parent in out["got"]}) == 1
+    assert out["dropped"] and out["dropped"][0] > 100_000_000
+    assert out["grew_kib"] < 50 * 1024, f"grew {out['grew_kib']} KiB"
+
+
+def test_messages_under_the_limit_pass_unchanged():
+    out = _through_gate(1_000_000)
+    assert [text[:3] for _, text, _ in out["got"]] == ["bef", "xxx", "aft"]
+    assert out["dropped"] == []
+
+
+def test_frames_are_written_as_zmtp_3():
+    assert frame_bytes(b"ab", more=True) == b"\x01\x02ab"
+    assert frame_bytes(b"x" * 256, more=False)[:9] == b"\x02" + (256).to_bytes(8, "big")
+    assert frame_bytes(b"", more=False, command=True) == b"\x04\x00"
