@@ -48,10 +48,11 @@ release: venv
 release-check: venv
 	$(PY) -m autograder release --check
 
-# make grade SUBMISSIONS=path/to/export.zip [ASSIGNMENT=01_devices] [OUT=grading]
+# make grade SUBMISSIONS=path/to/export.zip [LESSON=01_devices] [OUT=grading]
+# (ASSIGNMENT=, nbgrader's word, is accepted too)
 grade: venv
-	@test -n "$(SUBMISSIONS)" || (echo "usage: make grade SUBMISSIONS=folder-or-zip [ASSIGNMENT=NN_topic]"; exit 2)
-	$(PY) -m autograder grade "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) --out $(or $(OUT),grading)
+	@test -n "$(SUBMISSIONS)" || (echo "usage: make grade SUBMISSIONS=folder-or-zip [LESSON=NN_topic]"; exit 2)
+	$(PY) -m autograder grade "$(SUBMISSIONS)" $(if $(or $(LESSON),$(ASSIGNMENT)),--lesson $(or $(LESSON),$(ASSIGNMENT))) --out $(or $(OUT),grading)
 
 # make check NB=notebooks/01_devices/01_devices.ipynb
 check: venv

@@ -267,7 +267,7 @@ def main(argv=None) -> int:
         if args.skip_stock:
             return 0
         executed = execute_only(entries, REPO_ROOT / "notebooks")
-        worker = {f"{r.student}/{r.assignment}": r.seconds for r in report.results}
+        worker = {f"{r.student}/{r.lesson}": r.seconds for r in report.results}
         ratios = [worker[k] / executed[k] for k in executed if k in worker]
         print(
             f"plain execution, median per notebook: "

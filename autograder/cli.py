@@ -96,7 +96,7 @@ def _demo(args: argparse.Namespace) -> int:
         report = grade_class(Path(tmp) / "samples", out_dir=Path(tmp) / "grading")
         rates = (Path(tmp) / "grading" / "pass_rates.csv").read_text().splitlines()
     print(f"{'student':<26} {'lesson':<24} {'score':>7} {'expected':>8}  status")
-    by_key = {(r.student, r.assignment): r for r in report.results}
+    by_key = {(r.student, r.lesson): r for r in report.results}
     for s in samples:
         r = by_key[(s.student, s.lesson)]
         print(
@@ -131,7 +131,7 @@ def _grade(args: argparse.Namespace) -> int:
 
     report = grade_class(
         Path(args.source),
-        args.assignment,
+        args.lesson,
         out_dir=Path(args.out),
         jobs=args.jobs,
         force=args.force,
@@ -193,14 +193,14 @@ def _check(args: argparse.Namespace) -> int:
     notebook = Path(args.notebook)
     if not notebook.is_file():
         raise ValueError(f"{notebook} is not a file")
-    lesson = args.assignment
+    lesson = args.lesson
     if lesson is None:
         from autograder.lessons import lesson_names
 
         lesson = next((n for n in lesson_names() if n in notebook.name), None)
         if lesson is None:
             raise ValueError(
-                f"cannot tell the lesson from {notebook.name}; use --assignment"
+                f"cannot tell the lesson from {notebook.name}; use --lesson"
             )
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "in"
@@ -272,7 +272,12 @@ def build_parser() -> argparse.ArgumentParser:
         "OUT/feedback/<assignment>/<student>.html.",
     )
     grade.add_argument("source", help="submitted/ folder, folder of .ipynb, or .zip")
-    grade.add_argument("--assignment", help="lesson, e.g. 01_devices (default: all)")
+    grade.add_argument(
+        "--lesson",
+        "--assignment",
+        dest="lesson",
+        help="lesson, e.g. 01_devices (default: all; --assignment is nbgrader's name)",
+    )
     grade.add_argument("--out", default="grading", help="output folder")
     grade.add_argument(
         "--jobs", type=int, default=None, help="parallel workers (default: cores)"
@@ -318,7 +323,12 @@ def build_parser() -> argparse.ArgumentParser:
         "changing it, and print the points per question with hints.",
     )
     check.add_argument("notebook", help="your notebook, e.g. notebooks/01_devices/...")
-    check.add_argument("--assignment", help="lesson, if the file name does not say")
+    check.add_argument(
+        "--lesson",
+        "--assignment",
+        dest="lesson",
+        help="lesson, if the file name does not say",
+    )
     check.add_argument(
         "--out", default=str(Path.home() / ".course-check"), help="where feedback goes"
     )

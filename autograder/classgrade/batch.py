@@ -27,7 +27,7 @@ DEFAULT_MEMORY_MB = 4096
 
 def _stored(out_dir: Path, sub: Submission) -> Result | None:
     """The result of an earlier run for this exact file, if it was graded."""
-    stored = out_dir / "results" / sub.assignment / f"{sub.student}.json"
+    stored = out_dir / "results" / sub.lesson / f"{sub.student}.json"
     if not stored.is_file():
         return None
     try:
@@ -40,7 +40,7 @@ def _stored(out_dir: Path, sub: Submission) -> Result | None:
 
 
 def _templates(work: Path, lessons: set[str]) -> dict[str, tuple[Path, Path]]:
-    """One template course for every assignment, and each lesson's release.
+    """One template course for every lesson, and each lesson's release.
 
     One gradebook to create (nbgrader spends seconds on each new one), copied
     into each job folder. The reference results of each lesson are computed
@@ -64,7 +64,7 @@ def _templates(work: Path, lessons: set[str]) -> dict[str, tuple[Path, Path]]:
 
 def grade_class(
     source: Path,
-    assignment: str | None = None,
+    lesson: str | None = None,
     *,
     out_dir: Path = Path("grading"),
     jobs: int | None = None,
@@ -86,26 +86,24 @@ def grade_class(
     ``on_result`` is called with each result as it arrives.
 
     Raises:
-        ValueError: bad source or unknown assignment (one line, for the CLI).
+        ValueError: bad source or unknown lesson (one line, for the CLI).
     """
     start = time.perf_counter()
-    if assignment is not None:
-        assignment = find_lesson(assignment).stem
+    if lesson is not None:
+        lesson = find_lesson(lesson).stem
     out_dir = Path(out_dir).resolve()
     work = out_dir / ".work"
-    submissions, problems = collect_submissions(
-        Path(source), assignment, work, name_map
-    )
+    submissions, problems = collect_submissions(Path(source), lesson, work, name_map)
     results: dict[tuple[str, str], Result] = {}
     todo = []
     for sub in submissions:
         earlier = None if force else _stored(out_dir, sub)
         if earlier is not None:
-            results[(sub.student, sub.assignment)] = earlier
+            results[(sub.student, sub.lesson)] = earlier
         else:
             todo.append(sub)
     reused = len(results)
-    templates = _templates(work, {sub.assignment for sub in todo})
+    templates = _templates(work, {sub.lesson for sub in todo})
     jobs = jobs or os.cpu_count() or 1
     from autograder import sandbox as landlock
 
@@ -118,12 +116,12 @@ def grade_class(
     batch = [
         Job(
             student=s.student,
-            assignment=s.assignment,
+            lesson=s.lesson,
             path=str(s.path),
             digest=s.digest,
-            template=str(templates[s.assignment][0]),
-            release=str(templates[s.assignment][1]),
-            jobdir=str(work / "jobs" / s.assignment / s.student),
+            template=str(templates[s.lesson][0]),
+            release=str(templates[s.lesson][1]),
+            jobdir=str(work / "jobs" / s.lesson / s.student),
             out=str(out_dir),
             timeout=timeout,
             memory_mb=memory_mb,
@@ -138,11 +136,11 @@ def grade_class(
             futures = [pool.submit(grade_job, job) for job in batch]
             for future in as_completed(futures):
                 result = future.result()
-                results[(result.student, result.assignment)] = result
+                results[(result.student, result.lesson)] = result
                 bar.update(result)
                 if on_result is not None:
                     on_result(result)
-    ordered = sorted(results.values(), key=lambda r: (r.assignment, r.student))
+    ordered = sorted(results.values(), key=lambda r: (r.lesson, r.student))
     write_reports(ordered, out_dir)
     if course_feedback:
         problems += feedback_to_course(submissions, results)

@@ -44,7 +44,7 @@ class Submission:
     """One notebook to grade."""
 
     student: str
-    assignment: str
+    lesson: str
     path: Path
     digest: str
 
@@ -171,7 +171,7 @@ def _copy_entry(
     return written
 
 
-def _nbgrader_layout(source: Path, assignment: str | None) -> Intake | None:
+def _nbgrader_layout(source: Path, lesson: str | None) -> Intake | None:
     """Submissions of an nbgrader ``submitted/`` folder, or None if it is not one."""
     known = set(lesson_names())
     folders = [p for p in sorted(source.glob("*/*")) if p.is_dir()]
@@ -179,7 +179,7 @@ def _nbgrader_layout(source: Path, assignment: str | None) -> Intake | None:
         return None
     found = Intake()
     for folder in folders:
-        if assignment and folder.name != assignment:
+        if lesson and folder.name != lesson:
             continue
         student = folder.parent.name
         if shown(student) != student:
@@ -205,7 +205,7 @@ def _nbgrader_layout(source: Path, assignment: str | None) -> Intake | None:
 
 
 def _loose_files(
-    source: Path, assignment: str | None, name_map: dict[str, str] | None
+    source: Path, only: str | None, name_map: dict[str, str] | None
 ) -> Intake:
     found = Intake()
     known = lesson_names()
@@ -214,12 +214,10 @@ def _loose_files(
     for path in paths:
         if ".ipynb_checkpoints" in path.parts or not path.is_file():
             continue
-        lesson = assignment or next((n for n in known if n in path.name), None)
+        lesson = only or next((n for n in known if n in path.name), None)
         name = shown(path.name)
         if lesson is None:
-            found.problems.append(
-                f"{name}: cannot tell the assignment, use --assignment"
-            )
+            found.problems.append(f"{name}: cannot tell the lesson, use --lesson")
             continue
         if name_map is not None and path.name in name_map:
             student = student_id(name_map[path.name])
@@ -249,7 +247,7 @@ def _loose_files(
 
 def collect_submissions(
     source: Path,
-    assignment: str | None,
+    lesson: str | None,
     workdir: Path,
     name_map: dict[str, str] | None = None,
 ) -> tuple[list[Submission], list[str]]:
@@ -269,7 +267,5 @@ def collect_submissions(
         source = unpacked
     if (source / "submitted").is_dir():
         source = source / "submitted"
-    found = _nbgrader_layout(source, assignment) or _loose_files(
-        source, assignment, name_map
-    )
+    found = _nbgrader_layout(source, lesson) or _loose_files(source, lesson, name_map)
     return found.submissions, problems + found.problems

@@ -40,7 +40,7 @@ class Progress:
                 self.stream.write("\n")
         else:
             self.stream.write(
-                f"{text}: {result.student}/{result.assignment} "
+                f"{text}: {result.student}/{result.lesson} "
                 f"{result.status} {result.score:g}/{result.max_score:g}\n"
             )
         self.stream.flush()

@@ -14,8 +14,8 @@ class Result:
     """The outcome for one submission, as stored in its JSON file."""
 
     student: str
-    assignment: str
-    status: str  # graded | unreadable | wrong-assignment | error
+    lesson: str
+    status: str  # graded | unreadable | wrong-lesson | error
     score: float = 0.0
     max_score: float = 0.0
     per_question: dict[str, list[float]] = field(default_factory=dict)
@@ -54,15 +54,14 @@ class ClassReport:
         if self.kernels:
             lines.append(f"kernels: {self.kernels}")
         lines += [f"problem: {p}" for p in self.problems]
-        lines += [f"{r.student}/{r.assignment}: {r.status}: {r.message}" for r in bad]
+        lines += [f"{r.student}/{r.lesson}: {r.status}: {r.message}" for r in bad]
         lines += [
-            f"{r.student}/{r.assignment} tampering: {'; '.join(r.flags)}"
+            f"{r.student}/{r.lesson} tampering: {'; '.join(r.flags)}"
             for r in self.results
             if r.flags
         ]
         lines += [
-            f"{r.student}/{r.assignment} review ({r.score:g} points): "
-            f"{'; '.join(r.review)}"
+            f"{r.student}/{r.lesson} review ({r.score:g} points): {'; '.join(r.review)}"
             for r in self.results
             if r.review
         ]
@@ -77,18 +76,18 @@ def write_reports(results: Iterable[Result], out_dir: Path) -> None:
     with open(out_dir / "grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(
-            ["student", "assignment", *questions, "total", "max", "status", "flags"]
+            ["student", "lesson", *questions, "total", "max", "status", "flags"]
             + ["review"]
         )
         for r in results:
             cells = [r.per_question.get(q, ["", ""])[0] for q in questions]
             writer.writerow(
-                [r.student, r.assignment, *cells, r.score, r.max_score, r.status]
+                [r.student, r.lesson, *cells, r.score, r.max_score, r.status]
                 + ["; ".join(r.flags), "; ".join(r.review)]
             )
     with open(out_dir / "pass_rates.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["assignment", "test", "passed", "graded", "pass_rate"])
+        writer.writerow(["lesson", "test", "passed", "graded", "pass_rate"])
         rows = []
         for q in questions:
             graded = [r for r in results if q in r.per_question]
@@ -96,7 +95,7 @@ def write_reports(results: Iterable[Result], out_dir: Path) -> None:
                 1 for r in graded if r.per_question[q][0] >= r.per_question[q][1]
             )
             rate = round(passed / len(graded), 3)
-            rows.append((graded[0].assignment, q, passed, len(graded), rate))
+            rows.append((graded[0].lesson, q, passed, len(graded), rate))
         for row in sorted(rows, key=lambda row: (row[4], row[1])):
             writer.writerow(row)
 
@@ -112,13 +111,13 @@ def feedback_to_course(submissions: list, results: dict) -> list[str]:
     """
     problems = []
     for sub in submissions:
-        result = results.get((sub.student, sub.assignment))
+        result = results.get((sub.student, sub.lesson))
         if result is None or not result.feedback:
             continue
         folder = sub.path.parent
         if folder.parent.parent.name != "submitted":
             problems.append(
-                f"{sub.student}/{sub.assignment}: not in an nbgrader submitted/ "
+                f"{sub.student}/{sub.lesson}: not in an nbgrader submitted/ "
                 "folder, feedback left in the output folder only"
             )
             continue

@@ -29,7 +29,7 @@ class Job:
     """Everything a worker needs to grade one submission (picklable)."""
 
     student: str
-    assignment: str
+    lesson: str
     path: str
     digest: str
     template: str  # a course folder with the gradebook and the released notebook
@@ -45,7 +45,7 @@ class Job:
     @property
     def result_file(self) -> Path:
         """Where this job's result is written."""
-        return Path(self.out) / "results" / self.assignment / f"{self.student}.json"
+        return Path(self.out) / "results" / self.lesson / f"{self.student}.json"
 
 
 def limit_resources(memory_mb: int) -> None:
@@ -104,7 +104,7 @@ def grade_job(job: Job) -> Result:
 
     warnings.filterwarnings("ignore", category=SAWarning)
     start = time.perf_counter()
-    result = Result(job.student, job.assignment, "error", digest=job.digest)
+    result = Result(job.student, job.lesson, "error", digest=job.digest)
     try:
         _grade(job, result)
     except Exception as exc:  # noqa: BLE001 - one submission never stops the batch
@@ -133,10 +133,10 @@ def _read_submission(job: Job, result: Result) -> Any | None:
         for c in submitted.cells
         if (gid := grade_id(c)) and (digits := LessonId.digits_of(gid))
     }
-    if lessons and LessonId(job.assignment).digits not in lessons:
-        result.status = "wrong-assignment"
+    if lessons and LessonId(job.lesson).digits not in lessons:
+        result.status = "wrong-lesson"
         other = sorted(lessons)[0]
-        result.message = f"this notebook belongs to Day {other}, not {job.assignment}"
+        result.message = f"this notebook belongs to Day {other}, not {job.lesson}"
         return None
     return submitted
 
@@ -170,10 +170,10 @@ def _grade(job: Job, result: Result) -> None:
     jobdir = Path(job.jobdir)
     shutil.rmtree(jobdir, ignore_errors=True)
     shutil.copytree(job.template, jobdir)
-    target = jobdir / "submitted" / job.student / job.assignment
+    target = jobdir / "submitted" / job.student / job.lesson
     target.mkdir(parents=True, exist_ok=True)
     with warnings_silenced():
-        nbformat.write(submitted, target / f"{job.assignment}.ipynb")
+        nbformat.write(submitted, target / f"{job.lesson}.ipynb")
     limit_resources(job.memory_mb)
     for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(job.threads)
@@ -191,10 +191,10 @@ def _grade(job: Job, result: Result) -> None:
         if not v.get("passed")
     }
     _read_scores(db_url, job, result)
-    out = Path(job.out) / "feedback" / job.assignment / f"{job.student}.html"
+    out = Path(job.out) / "feedback" / job.lesson / f"{job.student}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
-        render_feedback(executed, db_url, job.student, job.assignment),
+        render_feedback(executed, db_url, job.student, job.lesson),
         encoding="utf-8",
     )
     result.feedback = str(out)
@@ -214,13 +214,13 @@ def _autograde(job: Job, jobdir: Path) -> tuple[Any | None, str]:
     config.GradingExecute.warm = job.warm
     config.GradingExecute.confine = job.confine
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-    outcome = api.autograde(job.assignment, job.student, force=True, create=True)
+    outcome = api.autograde(job.lesson, job.student, force=True, create=True)
     if not outcome.get("success"):
         return None, "\n".join(
             str(part) for part in (outcome.get("log"), outcome.get("error")) if part
         ) or "autograde failed"
-    graded = jobdir / "autograded" / job.student / job.assignment
-    return nbformat.read(graded / f"{job.assignment}.ipynb", as_version=4), str(
+    graded = jobdir / "autograded" / job.student / job.lesson
+    return nbformat.read(graded / f"{job.lesson}.ipynb", as_version=4), str(
         api.coursedir.db_url
     )
 
@@ -229,9 +229,7 @@ def _read_scores(db_url: str, job: Job, result: Result) -> None:
     from nbgrader.api import Gradebook
 
     with Gradebook(db_url) as gradebook:
-        nb = gradebook.find_submission_notebook(
-            job.assignment, job.assignment, job.student
-        )
+        nb = gradebook.find_submission_notebook(job.lesson, job.lesson, job.student)
         result.score, result.max_score = float(nb.score), float(nb.max_score)
         result.per_question = {
             g.name: [float(g.score), float(g.max_score)] for g in nb.grades

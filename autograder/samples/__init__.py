@@ -287,7 +287,7 @@ BROKEN = [
         "01_devices",
         "broken",
         "Day 02's notebook as Day 01",
-        status="wrong-assignment",
+        status="wrong-lesson",
     ),
 ]
 
@@ -398,7 +398,7 @@ def write_samples(folder: Path, lessons: list[str] | None = None) -> list[Sample
 
 def compare(samples: list[Sample], results: list) -> list[str]:
     """Differences between what the samples must score and what they scored."""
-    got = {(r.student, r.assignment): r for r in results}
+    got = {(r.student, r.lesson): r for r in results}
     problems = []
     for s in samples:
         r = got.get((s.student, s.lesson))

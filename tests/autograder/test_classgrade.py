@@ -69,7 +69,7 @@ def test_scores_statuses_and_flags(classroom):
         "carl": "graded",
         "dina": "unreadable",
         "emil": "unreadable",
-        "fay": "wrong-assignment",
+        "fay": "wrong-lesson",
         "gus": "graded",
         "hana": "graded",
     }
@@ -178,7 +178,7 @@ def test_collect_nbgrader_layout_zip_and_names(tmp_path):
     nested.mkdir(parents=True)
     shutil.copyfile(BLANK, nested / f"{LESSON}.ipynb")
     subs, problems = collect_submissions(tmp_path / "course", None, tmp_path / "w")
-    assert [(s.student, s.assignment) for s in subs] == [("ann", LESSON)]
+    assert [(s.student, s.lesson) for s in subs] == [("ann", LESSON)]
     archive = tmp_path / "export.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.write(BLANK, f"Ana Lima_123_{LESSON}.ipynb")
@@ -208,11 +208,11 @@ def test_file_names_that_are_not_utf8_on_disk(tmp_path, capsys):
     shutil.copyfile(BLANK, loose / raw)
     shutil.copyfile(BLANK, loose / os.fsdecode(b"\xff\xfe.ipynb"))
     subs, problems = collect_submissions(loose, None, tmp_path / "w")
-    assert [(s.student, s.assignment) for s in subs] == [("jos", LESSON)]
+    assert [(s.student, s.lesson) for s in subs] == [("jos", LESSON)]
     assert f"jos\\xe9_{LESSON}.ipynb: file name is not valid UTF-8, graded as jos" in (
         problems
     )
-    assert "\\xff\\xfe.ipynb: cannot tell the assignment, use --assignment" in problems
+    assert "\\xff\\xfe.ipynb: cannot tell the lesson, use --lesson" in problems
     nested = tmp_path / "submitted" / os.fsdecode(b"m\xfcller") / LESSON
     nested.mkdir(parents=True)
     shutil.copyfile(BLANK, nested / f"{LESSON}.ipynb")
@@ -228,7 +228,7 @@ def test_file_names_that_are_not_utf8_on_disk(tmp_path, capsys):
     odd.mkdir()
     shutil.copyfile(BLANK, odd / os.fsdecode(b"\xff\xfe.ipynb"))
     assert main(["grade", str(odd), "--out", str(tmp_path / "o"), "--quiet"]) == 0
-    assert "\\xff\\xfe.ipynb: cannot tell the assignment" in capsys.readouterr().out
+    assert "\\xff\\xfe.ipynb: cannot tell the lesson" in capsys.readouterr().out
 
 
 def test_reassemble_restores_tests_and_finds_answers_without_metadata():

@@ -109,7 +109,7 @@ def test_the_suite_is_large_and_covers_the_four_lessons():
 @pytest.mark.xdist_group("redteam")
 def test_every_attack_scores_exactly_as_written(redteam_graded):
     report, *_ = redteam_graded
-    results = {(r.student, r.assignment): r for r in report.results}
+    results = {(r.student, r.lesson): r for r in report.results}
     problems = []
     for case in CASES:
         r = results.get((case.student, case.lesson))

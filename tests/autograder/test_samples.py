@@ -163,6 +163,6 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded, tmp_path):
             for lesson in lessons
         }
         plain = {lesson: run.result() for lesson, run in runs.items()}
-    ours = {(r.student, r.assignment): r.per_question for r in report.results}
+    ours = {(r.student, r.lesson): r.per_question for r in report.results}
     for s in mine:
         assert plain[s.lesson][s.student] == ours[(s.student, s.lesson)], s.student
