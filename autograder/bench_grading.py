@@ -49,7 +49,7 @@ def build_class(folder: Path, per_lesson: int) -> list[tuple[str, str, Path]]:
         mine = [s for s in keep if s.lesson == lesson]
         for s in mine:
             entries.append(
-                (s.student, lesson, folder / "all" / f"{s.student}_{lesson}.ipynb")
+                (s.name, lesson, folder / "all" / f"{s.name}_{lesson}.ipynb")
             )
         reference = folder / "all" / f"reference_{lesson}.ipynb"
         for i in range(per_lesson - len(mine)):

@@ -98,9 +98,9 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"{'student':<26} {'lesson':<24} {'score':>7} {'expected':>8}  status")
     by_key = {(r.student, r.lesson): r for r in report.results}
     for s in samples:
-        r = by_key[(s.student, s.lesson)]
+        r = by_key[(s.name, s.lesson)]
         print(
-            f"{s.student:<26} {s.lesson:<24} {r.score:>7g} {expected_score(s):>8g}"
+            f"{s.name:<26} {s.lesson:<24} {r.score:>7g} {expected_score(s):>8g}"
             f"  {r.status}{' (tampering flagged)' if r.flags else ''}"
         )
     print("\nhardest tests (pass rate across the samples):")

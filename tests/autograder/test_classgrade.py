@@ -15,10 +15,12 @@ from autograder.classgrade import collect_submissions, grade_class, reassemble
 from autograder.cli import main
 from autograder.grading import grade_notebooks
 from autograder.lessons import REPO_ROOT
-from autograder.samples.answers import FORGETS_MPS
+from autograder.samples import HERE as SAMPLES
+from autograder.samples.casefile import parse
 from tests.lesson_helpers import submission
 
 LESSON = "01_devices"
+FORGETS_MPS = parse(SAMPLES / LESSON / "forgets_mps.py")
 BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
 ENDLESS = """
 def largest_square_matrix(free_bytes, dtype=torch.float32, copies=3):
@@ -37,7 +39,11 @@ def classroom(tmp_path_factory):
     folder = tmp_path_factory.mktemp("class")
     submission(LESSON, folder / f"alice_{LESSON}.ipynb")
     shutil.copyfile(BLANK, folder / f"bob_{LESSON}.ipynb")
-    submission(LESSON, folder / f"carl_{LESSON}.ipynb", {"01-pick-device": FORGETS_MPS})
+    submission(
+        LESSON,
+        folder / f"carl_{LESSON}.ipynb",
+        {"01-pick-device": FORGETS_MPS.answers["01-pick-device"]},
+    )
     (folder / f"dina_{LESSON}.ipynb").write_text("{not json")
     (folder / f"emil_{LESSON}.ipynb").write_text("")
     submission("02_migration", folder / f"fay_{LESSON}.ipynb")

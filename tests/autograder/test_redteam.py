@@ -21,7 +21,7 @@ import pytest
 from autograder.classgrade import grade_class
 from autograder.conventions import grade_id, nbgrader_meta
 from autograder.lessons import REPO_ROOT, lesson_sources, source_to_notebook
-from tests.redteam import load_cases, write_case
+from tests.redteam import load_cases, student, write_case
 
 CASES = load_cases()
 MARKER = f"rt{uuid.uuid4().hex[:12]}"
@@ -112,7 +112,7 @@ def test_every_attack_scores_exactly_as_written(redteam_graded):
     results = {(r.student, r.lesson): r for r in report.results}
     problems = []
     for case in CASES:
-        r = results.get((case.student, case.lesson))
+        r = results.get((student(case), case.lesson))
         if r is None or r.status != "graded":
             problems.append(f"{case.name}: not graded ({r and r.message})")
             continue

@@ -15,7 +15,13 @@ import pytest
 
 from autograder.classgrade import grade_class
 from autograder.lessons import REPO_ROOT
-from autograder.samples import all_samples, compare, expected_score, write_samples
+from autograder.samples import (
+    all_samples,
+    check_files,
+    compare,
+    expected_score,
+    write_samples,
+)
 
 # Folders other tests write on purpose, possibly while the samples are graded.
 _OTHER_TESTS = {"screenshots", "bench-results", "gpu-check"}
@@ -88,10 +94,12 @@ def test_grading_writes_nothing_outside_its_output_folder(graded):
 
 def test_sample_list_is_consistent():
     samples = all_samples()
-    keys = [(s.student, s.lesson) for s in samples]
+    keys = [(s.name, s.lesson) for s in samples]
     assert len(keys) == len(set(keys)), "two samples share a student id"
     for s in samples:
         assert s.why
+    # Each file's named score agrees with the cells it says score zero.
+    assert check_files(samples) == []
 
 
 def _course_for(root, lesson, entries):
@@ -147,7 +155,7 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded, tmp_path):
     mine = [s for s in samples if s.status == "graded"]
     lessons = sorted({s.lesson for s in mine})
     students = {
-        lesson: [s.student for s in mine if s.lesson == lesson] for lesson in lessons
+        lesson: [s.name for s in mine if s.lesson == lesson] for lesson in lessons
     }
     for lesson in lessons:
         _course_for(
@@ -165,4 +173,4 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded, tmp_path):
         plain = {lesson: run.result() for lesson, run in runs.items()}
     ours = {(r.student, r.lesson): r.per_question for r in report.results}
     for s in mine:
-        assert plain[s.lesson][s.student] == ours[(s.student, s.lesson)], s.student
+        assert plain[s.lesson][s.name] == ours[(s.name, s.lesson)], s.name

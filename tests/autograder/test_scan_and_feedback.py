@@ -42,7 +42,7 @@ def test_reference_answers_and_honest_mistakes_are_not_listed():
     for sample in all_samples():
         if sample.kind == "mistake":
             for gid, code in sample.answers.items():
-                assert scan_source(code) == [], (sample.student, gid)
+                assert scan_source(code) == [], (sample.name, gid)
 
 
 def test_feedback_keeps_text_and_images_only():

@@ -68,7 +68,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
         for c in source_to_notebook(find_lesson(LESSON)).cells
         if c.metadata.get("nbgrader", {}).get("solution")
     }
-    mistake = next(s for s in all_samples([LESSON]) if s.student == "forgets-mps")
+    mistake = next(s for s in all_samples([LESSON]) if s.name == "forgets-mps")
     students = {"alice": solution, "bob": {**solution, **mistake.answers}}
     for name, answers in students.items():
         home = tmp_path / name

@@ -1,0 +1,5 @@
+"""Kernelspec changed."""
+# score: 12
+# kind: tampered
+# flagged: yes
+# tamper: changes-kernel

@@ -1,0 +1,5 @@
+"""Answer duplicated, cells in reverse order."""
+# score: 12
+# kind: tampered
+# flagged: yes
+# tamper: duplicates-and-reorders

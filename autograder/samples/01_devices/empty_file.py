@@ -1,0 +1,5 @@
+"""Empty file."""
+# score: 0
+# kind: broken
+# status: unreadable
+# file: empty

@@ -1,0 +1,5 @@
+"""Not JSON."""
+# score: 0
+# kind: broken
+# status: unreadable
+# file: invalid-json

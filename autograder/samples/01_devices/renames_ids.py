@@ -1,0 +1,5 @@
+"""Test grade_ids changed."""
+# score: 12
+# kind: tampered
+# flagged: yes
+# tamper: renames-ids
