@@ -15,6 +15,8 @@ import os
 import socket
 import subprocess
 import uuid
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -49,8 +51,18 @@ def _tree(root):
     }
 
 
+@dataclass(frozen=True)
+class GradedAttacks:
+    """The whole red-team batch, graded once, and what reached the outside."""
+
+    report: Any
+    received: list
+    before: dict
+    after: dict
+
+
 @pytest.fixture(scope="session")
-def redteam_graded(tmp_path_factory):
+def redteam_graded(tmp_path_factory) -> GradedAttacks:
     """Graded once per test session (module fixtures rerun when modules interleave)."""
     folder = tmp_path_factory.mktemp("redteam")
     out = tmp_path_factory.mktemp("redteam-out")
@@ -87,7 +99,7 @@ def redteam_graded(tmp_path_factory):
         pass
     udp.close()
     unix.close()
-    return report, received, before, _tree(REPO_ROOT)
+    return GradedAttacks(report, received, before, _tree(REPO_ROOT))
 
 
 def test_the_suite_is_large_and_covers_the_four_lessons():
@@ -108,7 +120,7 @@ def test_the_suite_is_large_and_covers_the_four_lessons():
 @pytest.mark.slow
 @pytest.mark.xdist_group("redteam")
 def test_every_attack_scores_exactly_as_written(redteam_graded):
-    report, *_ = redteam_graded
+    report = redteam_graded.report
     results = {(r.student, r.lesson): r for r in report.results}
     problems = []
     for case in CASES:
@@ -130,7 +142,8 @@ def test_every_attack_scores_exactly_as_written(redteam_graded):
 @pytest.mark.slow
 @pytest.mark.xdist_group("redteam")
 def test_nothing_escaped_the_kernels(redteam_graded):
-    _, received, before, after = redteam_graded
+    received = redteam_graded.received
+    before, after = redteam_graded.before, redteam_graded.after
     assert received == []  # no datagram, no UNIX connection
     assert before == after  # nothing written in the project
     alive = subprocess.run(["pgrep", "-f", MARKER], capture_output=True, text=True)
@@ -140,7 +153,7 @@ def test_nothing_escaped_the_kernels(redteam_graded):
 @pytest.mark.slow
 @pytest.mark.xdist_group("redteam")
 def test_feedback_pages_hold_no_hidden_test_and_no_script(redteam_graded):
-    report, *_ = redteam_graded
+    report = redteam_graded.report
     for r in report.results:
         html = open(r.feedback, encoding="utf-8").read()
         # What only a hidden block holds (a student's own code may name anything).

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import csv
 import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,8 +44,21 @@ def _tree_state(root):
     }
 
 
+@dataclass(frozen=True)
+class GradedSamples:
+    """Every sample, graded once: what was expected, what came out, and the repo
+    before and after (nothing may appear in it)."""
+
+    samples: list
+    report: Any
+    out: Path
+    before: dict
+    after: dict
+    folder: Path
+
+
 @pytest.fixture(scope="session")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory) -> GradedSamples:
     """Graded once per test session (module fixtures rerun when modules interleave)."""
     folder = tmp_path_factory.mktemp("samples")
     samples = write_samples(folder)
@@ -50,20 +66,20 @@ def graded(tmp_path_factory):
     before = _tree_state(REPO_ROOT)
     report = grade_class(folder, out_dir=out, jobs=os.cpu_count(), progress=False)
     after = _tree_state(REPO_ROOT)
-    return samples, report, out, before, after, folder
+    return GradedSamples(samples, report, out, before, after, folder)
 
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("samples")
 def test_every_sample_scores_exactly_as_expected(graded):
-    samples, report, *_ = graded
+    samples, report = graded.samples, graded.report
     assert compare(samples, report.results) == []
 
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("samples")
 def test_samples_cover_every_lesson_and_every_attack(graded):
-    samples, *_ = graded
+    samples = graded.samples
     lessons = {s.lesson for s in samples}
     assert len(lessons) == len(
         {p.parent.name for p in (REPO_ROOT / "solutions").glob("*/*.py")}
@@ -88,7 +104,7 @@ def test_expected_csv_matches_the_samples(tmp_path):
 @pytest.mark.slow
 @pytest.mark.xdist_group("samples")
 def test_grading_writes_nothing_outside_its_output_folder(graded):
-    *_, before, after, _ = graded
+    before, after = graded.before, graded.after
     assert before == after
 
 
@@ -151,7 +167,7 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded, tmp_path):
     course per lesson, two lessons at a time, to keep the suite quick)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    samples, report, _, _, _, folder = graded
+    samples, report, folder = graded.samples, graded.report, graded.folder
     mine = [s for s in samples if s.status == "graded"]
     lessons = sorted({s.lesson for s in mine})
     students = {
