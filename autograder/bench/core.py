@@ -13,7 +13,7 @@ import os
 import platform
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -185,14 +185,25 @@ def environment(mode: str) -> dict[str, Any]:
     return env
 
 
-def row(result: TimingResult, **fields: Any) -> dict[str, Any]:
-    """A result row: the fields, then the median, spread and number of runs."""
-    return {
+@dataclass(frozen=True)
+class Row:
+    """What every measured row holds: median and spread (IQR) in seconds, and
+    the number of timed runs. Each experiment subclasses it with its fields."""
+
+    median_s: float
+    spread_s: float
+    runs: int
+
+
+def row(kind: type[Row], result: TimingResult, **fields: Any) -> dict[str, Any]:
+    """A typed row of ``kind`` (unknown or missing fields raise), as JSON data."""
+    typed = kind(
+        median_s=result.median,
+        spread_s=result.spread,
+        runs=len(result.times),
         **fields,
-        "median_s": result.median,
-        "spread_s": result.spread,
-        "runs": len(result.times),
-    }
+    )
+    return asdict(typed)
 
 
 def skipped(reason: str) -> Section:

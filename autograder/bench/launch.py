@@ -3,10 +3,12 @@ the end (the cost of a launch and of a wait)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from autograder.bench.core import (
     Experiment,
+    Row,
     Section,
     Settings,
     _torch,
@@ -15,6 +17,18 @@ from autograder.bench.core import (
     targets,
 )
 from course.timing import benchmark, synchronize
+
+
+@dataclass(frozen=True)
+class LaunchRow(Row):
+    """One way of running ``ops`` tiny ops on a device."""
+
+    library: str
+    device: str
+    mode: str
+    ops: int
+    syncs: int
+    us_per_op: float
 
 
 def run(s: Settings, say: Any = None) -> Section:
@@ -41,6 +55,7 @@ def run(s: Settings, say: Any = None) -> Section:
             result = benchmark(fn, device, warmup=1, repeat=s.repeat)
             rows.append(
                 row(
+                    LaunchRow,
                     result,
                     library=library,
                     device=str(device),

@@ -10,12 +10,14 @@ so nothing fails on a slow machine.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from autograder.bench.core import (
     Experiment,
+    Row,
     Section,
     Settings,
     _torch,
@@ -29,6 +31,18 @@ from course.timing import benchmark
 
 #: From scratch should stay within this factor of PyTorch on the CPU.
 TARGET_RATIO = 1.5
+
+
+@dataclass(frozen=True)
+class MlpRow(Row):
+    """One implementation training one network."""
+
+    implementation: str
+    device: str
+    sizes: list[int]
+    samples: int
+    epochs: int
+    s_per_epoch: float
 
 
 def run(s: Settings, say: Any = None) -> Section:
@@ -90,6 +104,7 @@ def run(s: Settings, say: Any = None) -> Section:
             result = benchmark(fn, sync_on, warmup=1, repeat=s.repeat)
             rows.append(
                 row(
+                    MlpRow,
                     result,
                     implementation=name,
                     device=where,

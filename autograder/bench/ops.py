@@ -5,6 +5,7 @@ ahead of the CPU."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ import numpy as np
 from autograder.bench.core import (
     FLOAT32,
     Experiment,
+    Row,
     Section,
     Settings,
     _torch,
@@ -21,6 +23,19 @@ from autograder.bench.core import (
     row,
 )
 from course.timing import benchmark
+
+
+@dataclass(frozen=True)
+class OpRow(Row):
+    """One op (matmul or add) at one size with one library on one device;
+    ``gflops`` for matmul, ``gbps`` for add."""
+
+    op: str
+    library: str
+    device: str
+    size: int
+    gflops: float | None = None
+    gbps: float | None = None
 
 
 def crossover(sizes: Sequence[int], cpu_s: Sequence[float], gpu_s: Sequence[float]):
@@ -73,6 +88,7 @@ def run(s: Settings, say: Callable[[str], None] | None = None) -> Section:
             result = benchmark(lambda a=a, b=b: a @ b, device, warmup=1, repeat=repeat)
             rows.append(
                 row(
+                    OpRow,
                     result,
                     op="matmul",
                     library=library,
@@ -90,6 +106,7 @@ def run(s: Settings, say: Callable[[str], None] | None = None) -> Section:
             )
             rows.append(
                 row(
+                    OpRow,
                     result,
                     op="add",
                     library=library,

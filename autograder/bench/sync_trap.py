@@ -4,10 +4,12 @@ epoch, every N epochs, or keeping it on the device."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from autograder.bench.core import (
     Experiment,
+    Row,
     Section,
     Settings,
     _torch,
@@ -16,6 +18,17 @@ from autograder.bench.core import (
     targets,
 )
 from course.timing import benchmark
+
+
+@dataclass(frozen=True)
+class TrapRow(Row):
+    """One way of reading the loss, on one device."""
+
+    device: str
+    variant: str
+    epochs: int
+    syncs: int
+    s_per_epoch: float
 
 
 def _iris_tensors(device: Any) -> tuple[Any, Any]:
@@ -76,6 +89,7 @@ def run(s: Settings, say: Any = None) -> Section:
             result = benchmark(run, device, warmup=1, repeat=s.repeat)
             rows.append(
                 row(
+                    TrapRow,
                     result,
                     device=str(device),
                     variant=name,

@@ -7,11 +7,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from typing import Any
 
 from autograder.bench.core import (
     FLOAT32,
     Experiment,
+    Row,
     Section,
     Settings,
     _torch,
@@ -22,6 +24,16 @@ from autograder.bench.core import (
     skipped,
 )
 from course.timing import benchmark
+
+
+@dataclass(frozen=True)
+class CopyRow(Row):
+    """One copy: a direction, a kind of host memory, a size."""
+
+    direction: str
+    memory: str
+    bytes: int
+    gbps: float
 
 
 def link_bandwidth() -> dict[str, Any] | None:
@@ -95,6 +107,7 @@ def _copy_rows(torch: Any, device: Any, n: int, repeat: int) -> list[dict[str, A
         result = benchmark(fn, device, warmup=2, repeat=repeat)
         rows.append(
             row(
+                CopyRow,
                 result,
                 direction=direction,
                 memory=memory,
