@@ -18,8 +18,10 @@ measure each message as its frames arrive:
   on stderr, signed with the session's key, with the same parent (so it lands
   in the right cell): ``[an output of N bytes was left out: the limit is L]``.
 
-Memory per kernel stays near ``limit``, whatever the kernel sends. The other
-direction (the client's subscription) is passed through as is.
+Memory per kernel stays near ``limit``, whatever the kernel sends: a message
+of more than 1,024 frames is skipped the same way, and a ZMTP command larger
+than 64 KiB (none is) ends the connection. The other direction (the client's
+subscription) is passed through as is.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ DELIMITER = b"<IDS|MSG>"
 _GREETING = 64
 _CHUNK = 1 << 16
 _MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
+_MAX_COMMAND = 1 << 16  # bytes: a READY or PING command is far smaller
+_MAX_FRAMES = 1024  # per message: a Jupyter message has a dozen at most
 
 
 class _Closed(Exception):
@@ -160,12 +164,14 @@ class IOPubGate:
         while True:
             flags, size = self._header(kernel)
             if flags & _COMMAND:  # handshake and heartbeats: not message data
+                if size > _MAX_COMMAND:  # no real command is this large
+                    raise _Closed
                 client.sendall(frame_bytes(_read_exact(kernel, size), False, True))
                 if not frames:
                     return
                 continue
             total += size
-            if total > self.limit:
+            if total > self.limit or len(frames) >= _MAX_FRAMES:
                 _skip(kernel, size)
                 while flags & _MORE:
                     flags, size = self._header(kernel)

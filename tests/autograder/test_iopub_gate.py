@@ -91,3 +91,34 @@ def test_frames_are_written_as_zmtp_3():
     assert frame_bytes(b"ab", more=True) == b"\x01\x02ab"
     assert frame_bytes(b"x" * 256, more=False)[:9] == b"\x02" + (256).to_bytes(8, "big")
     assert frame_bytes(b"", more=False, command=True) == b"\x04\x00"
+
+
+def test_a_message_of_too_many_frames_is_skipped_and_the_next_one_arrives():
+    import time
+
+    import zmq
+    from jupyter_client.session import Session
+
+    from autograder.chain.iopub_gate import IOPubGate
+
+    context = zmq.Context()
+    pub = context.socket(zmq.PUB)
+    port = pub.bind_to_random_port("tcp://127.0.0.1")
+    session = Session(key=b"k" * 32)
+    gate = IOPubGate(port, session, limit=10_000_000)
+    sub = context.socket(zmq.SUB)
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    sub.connect(f"tcp://127.0.0.1:{gate.port}")
+    try:
+        time.sleep(0.5)
+        pub.send_multipart([b"x"] * 5000)  # tiny frames, far too many
+        session.send(pub, "stream", {"name": "stdout", "text": "after\n"})
+        assert sub.poll(5000), "the message after the skipped one never came"
+        _, frames = session.feed_identities(sub.recv_multipart())
+        assert session.deserialize(frames)["content"]["text"] == "after\n"
+        assert gate.dropped == [5000]
+    finally:
+        gate.close()
+        sub.close(0)
+        pub.close(0)
+        context.term()
