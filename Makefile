@@ -15,7 +15,8 @@ JOBS   ?= auto
 EXTRAS ?= dev,gpu
 
 .PHONY: venv demo test test-fast lint lab release release-check doctor bench bench-quick \
-	gpu-check bench-mlp bench-grading grade check clean instructor browser hub-proxy
+	gpu-check bench-mlp bench-grading grade check clean instructor browser hub-proxy \
+	student-bundle
 
 venv: $(STAMP)
 
@@ -70,6 +71,10 @@ bench-quick: venv
 GPU_PYTHON ?= python3
 gpu-check:
 	PYTHONPATH=$(CURDIR) $(GPU_PYTHON) -m autograder gpu-check --out "$(or $(OUT),gpu-check)"
+
+# The archive a graded class's students get: dist/gpu-course-student-<version>.zip
+student-bundle: venv
+	$(PY) -m autograder student-bundle --out dist
 
 bench-grading: venv
 	$(PY) -m autograder.bench_grading

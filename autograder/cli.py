@@ -105,6 +105,17 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _student_bundle(args: argparse.Namespace) -> int:
+    from autograder.bundle import BundleError, build_bundle
+
+    try:
+        build_bundle(Path(args.out))
+    except BundleError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _gpu_compare(args: argparse.Namespace) -> int:
     from autograder.gpu_compare import compare_run, report
 
@@ -312,6 +323,15 @@ def build_parser() -> argparse.ArgumentParser:
     gpu.add_argument("--quick", action="store_true", help="bench in quick mode")
     gpu.add_argument("lessons", nargs="*", help="lessons to run (default: all)")
     gpu.set_defaults(func=_gpu_check)
+
+    bundle = sub.add_parser(
+        "student-bundle",
+        help="write the student bundle (notebooks, data, student wheel, README)",
+        description="For a graded class: an archive of what students may see, "
+        "checked file by file for answers, hidden tests and the grader.",
+    )
+    bundle.add_argument("--out", default="dist", help="output folder")
+    bundle.set_defaults(func=_student_bundle)
 
     compare = sub.add_parser(
         "gpu-compare",
