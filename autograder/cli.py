@@ -134,26 +134,51 @@ def _gpu_check(args: argparse.Namespace) -> int:
     return gpu_check(Path(args.out), quick=args.quick, lessons=args.lessons or None)
 
 
+def lesson_of(notebook: Path) -> str | None:
+    """The lesson a notebook belongs to: from its test cells' ``grade_id``s (the
+    ``01-`` prefix), else from its file name; None if neither says."""
+    import json
+
+    from autograder.conventions import LessonId, grade_id
+    from autograder.lessons import lesson_names
+
+    names = lesson_names()
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        cells = []
+    digits = {
+        d
+        for c in cells
+        if isinstance(c, dict) and (d := LessonId.digits_of(grade_id(c) or ""))
+    }
+    found = [n for n in names if LessonId(n).digits in digits]
+    if len(found) == 1:
+        return found[0]
+    return next((n for n in names if n in notebook.name), None)
+
+
 def _check(args: argparse.Namespace) -> int:
+    import os
+
     from autograder.classgrade import grade_class
 
     notebook = Path(args.notebook)
     if not notebook.is_file():
         raise ValueError(f"{notebook} is not a file")
-    lesson = args.lesson
+    lesson = args.lesson or lesson_of(notebook)
     if lesson is None:
-        from autograder.lessons import lesson_names
-
-        lesson = next((n for n in lesson_names() if n in notebook.name), None)
-        if lesson is None:
-            raise ValueError(
-                f"cannot tell the lesson from {notebook.name}; use --lesson"
-            )
+        raise ValueError(
+            f"cannot tell the lesson of {notebook.name} from its cells or its name; "
+            "use --lesson"
+        )
+    # A folder of its own per run: two checks at once never share one.
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) / f"{lesson}-{stamp}-{os.getpid()}"
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "in"
         folder.mkdir()
         shutil.copyfile(notebook, folder / f"you_{lesson}.ipynb")
-        out = Path(args.out)
         report = grade_class(
             folder,
             lesson,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +61,43 @@ def test_module_and_console_entry_points_work():
 def test_release_check_passes_on_a_clean_tree(capsys):
     assert main(["release", "--check"]) == 0
     assert "up to date" in capsys.readouterr().out
+
+
+def test_the_lesson_comes_from_the_cells_before_the_file_name(tmp_path):
+    from autograder.cli import lesson_of
+    from autograder.lessons import REPO_ROOT
+
+    day04 = REPO_ROOT / "notebooks" / "04_call_magic" / "04_call_magic.ipynb"
+    renamed = tmp_path / "01_devices-but-really-day-4.ipynb"
+    renamed.write_bytes(day04.read_bytes())
+    assert lesson_of(renamed) == "04_call_magic"
+    (tmp_path / "02_migration_broken.ipynb").write_text("{not json")
+    assert lesson_of(tmp_path / "02_migration_broken.ipynb") == "02_migration"
+    (tmp_path / "nothing.ipynb").write_text("{}")
+    assert lesson_of(tmp_path / "nothing.ipynb") is None
+
+
+@pytest.mark.slow
+def test_two_checks_at_once_both_succeed_with_their_own_feedback(tmp_path):
+    from autograder.lessons import find_lesson, source_to_notebook, write_notebook
+
+    runs = []
+    for lesson in ("01_devices", "04_call_magic"):
+        mine = tmp_path / f"mine-{lesson[:2]}.ipynb"  # the name does not say
+        write_notebook(source_to_notebook(find_lesson(lesson)), mine)
+        runs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "autograder", "check", str(mine)]
+                + ["--out", str(tmp_path / "out")],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
+    outputs = [run.communicate(timeout=600)[0] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    pages = []
+    for text, full in zip(outputs, ("12 / 12", "12 / 12"), strict=True):
+        assert f"graded, {full}" in text, text
+        pages.append(text.split("feedback page: ")[1].split()[0])
+    assert pages[0] != pages[1] and all(Path(p).is_file() for p in pages)
