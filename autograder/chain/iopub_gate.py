@@ -19,9 +19,12 @@ measure each message as its frames arrive:
   in the right cell): ``[an output of N bytes was left out: the limit is L]``.
 
 Memory per kernel stays near ``limit``, whatever the kernel sends: a message
-of more than 1,024 frames is skipped the same way, and a ZMTP command larger
-than 64 KiB (none is) ends the connection. The other direction (the client's
-subscription) is passed through as is.
+of more than 1,024 frames is skipped the same way; a ZMTP command larger than
+64 KiB (none is) or a greeting other than ZMTP 3 with the NULL mechanism ends
+the connection (the client would read other framing than the gate checks); the
+notice keeps only a few short fields of the dropped message's parent header;
+and only one connection is relayed at a time. The other direction (the
+client's subscription) is passed through as is.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ _CHUNK = 1 << 16
 _MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
 _MAX_COMMAND = 1 << 16  # bytes: a READY or PING command is far smaller
 _MAX_FRAMES = 1024  # per message: a Jupyter message has a dozen at most
+_MAX_PARENT = 1 << 16  # bytes of a dropped message's parent header read back
+_PARENT_KEYS = ("msg_id", "msg_type", "session", "username", "date", "version")
 
 
 class _Closed(Exception):
@@ -63,6 +68,20 @@ def _skip(sock: socket.socket, n: int) -> None:
         if not chunk:
             raise _Closed
         left -= len(chunk)
+
+
+def greeting_ok(greeting: bytes) -> bool:
+    """Whether ``greeting`` (all or the start of the 64 bytes) is a ZMTP 3 greeting
+    with the NULL mechanism: the only framing the gate parses. Any other (ZMTP
+    1.0 or 2.0, another mechanism) would make the client read frames where the
+    gate does not, so it is refused before the client sees a byte of it."""
+    g = greeting
+    if (len(g) > 0 and g[0] != 0xFF) or (len(g) > 9 and g[9] != 0x7F):
+        return False
+    if len(g) > 10 and g[10] < 3:
+        return False
+    mechanism = b"NULL".ljust(20, b"\0")
+    return g[12:32] == mechanism[: max(0, min(20, len(g) - 12))]
 
 
 def frame_bytes(body: bytes, more: bool, command: bool = False) -> bytes:
@@ -112,7 +131,11 @@ class IOPubGate:
                 _shut(client)
                 time.sleep(0.05)
                 continue
-            self._sockets += [client, kernel]
+            # One live connection: a new one (the client reconnecting, or anyone
+            # else) ends the previous, so memory never grows with connections.
+            for sock in self._sockets:
+                _shut(sock)
+            self._sockets = [client, kernel]
             threading.Thread(
                 target=self._pipe, args=(client, kernel), daemon=True
             ).start()
@@ -135,13 +158,15 @@ class IOPubGate:
 
     def _downstream(self, kernel: socket.socket, client: socket.socket) -> None:
         try:
-            left = _GREETING  # sent in parts, each side waiting for the other's
-            while left:
-                chunk = kernel.recv(left)
+            got = b""  # sent in parts, each side waiting for the other's
+            while len(got) < _GREETING:
+                chunk = kernel.recv(_GREETING - len(got))
                 if not chunk:
                     raise _Closed
+                got += chunk
+                if not greeting_ok(got):  # checked before the client sees it
+                    raise _Closed
                 client.sendall(chunk)
-                left -= len(chunk)
             while True:
                 self._message(kernel, client)
         except (_Closed, OSError):
@@ -189,19 +214,29 @@ class IOPubGate:
         client.sendall(b"".join(frame_bytes(f, i < last) for i, f in enumerate(frames)))
 
     def _notice(self, frames: list[bytes], total: int) -> bytes | None:
-        """A signed stream message that says what was left out, or None."""
+        """A signed stream message that says what was left out, or None.
+
+        Only a few short fields of the dropped message's parent header are
+        kept (enough for the client to put the notice in the right cell), so
+        the notice stays small whatever the kernel put there.
+        """
         try:
             at = frames.index(DELIMITER)
-            topics = frames[:at]
-            parent = json.loads(frames[at + 3]) if len(frames) > at + 3 else {}
-        except (ValueError, json.JSONDecodeError):
-            return None  # too little arrived to know where it belonged
-        text = (
-            f"[an output of {total:,} bytes was left out: the limit is "
-            f"{self.limit:,} bytes per message]\n"
-        )
-        msg = self.session.msg("stream", {"name": "stderr", "text": text}, parent)
-        out = self.session.serialize(msg, ident=topics or None)
+            topics = [t for t in frames[:at][:4] if len(t) <= 256]
+            parent = _parent(frames[at + 3] if len(frames) > at + 3 else b"{}")
+            parent = {
+                key: value
+                for key, value in parent.items()
+                if key in _PARENT_KEYS and isinstance(value, str) and len(value) <= 256
+            }
+            text = (
+                f"[an output of {total:,} bytes was left out: the limit is "
+                f"{self.limit:,} bytes per message]\n"
+            )
+            msg = self.session.msg("stream", {"name": "stderr", "text": text}, parent)
+            out = self.session.serialize(msg, ident=topics or None)
+        except Exception:  # noqa: BLE001 - no notice rather than a dead relay
+            return None
         last = len(out) - 1
         return b"".join(frame_bytes(f, i < last) for i, f in enumerate(out))
 
@@ -210,6 +245,17 @@ class IOPubGate:
         _shut(self._listener)
         for sock in self._sockets:
             _shut(sock)
+
+
+def _parent(raw: bytes) -> dict:
+    """A parent header as a dict: {} if too large, unreadable or not a dict."""
+    if len(raw) > _MAX_PARENT:
+        return {}
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _shut(sock: socket.socket) -> None:

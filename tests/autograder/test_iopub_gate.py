@@ -122,3 +122,39 @@ def test_a_message_of_too_many_frames_is_skipped_and_the_next_one_arrives():
         sub.close(0)
         pub.close(0)
         context.term()
+
+
+def test_only_a_zmtp3_null_greeting_is_relayed():
+    from autograder.chain.iopub_gate import greeting_ok
+
+    good = b"\xff" + b"\0" * 8 + b"\x7f" + b"\x03\x01" + b"NULL".ljust(20, b"\0")
+    good += b"\0" + b"\0" * 31
+    assert len(good) == 64 and greeting_ok(good)
+    assert all(greeting_ok(good[:n]) for n in range(65))  # any prefix, as it arrives
+    zmtp2 = good[:10] + b"\x01" + good[11:]
+    zmtp1 = b"\x01\x00" + good[2:]
+    curve = good[:12] + b"CURVE".ljust(20, b"\0") + good[32:]
+    assert not greeting_ok(zmtp2) and not greeting_ok(zmtp1) and not greeting_ok(curve)
+    assert not greeting_ok(zmtp2[:11])  # refused before the rest arrives
+
+
+def test_the_notice_stays_small_whatever_the_parent_header_holds():
+    from jupyter_client.session import Session
+
+    from autograder.chain.iopub_gate import DELIMITER, IOPubGate
+
+    gate = IOPubGate(1, Session(key=b"k"), limit=1000)  # no kernel: _notice only
+    try:
+        for parent in (
+            b'{"msg_id": [' + b"[]," * 100_000 + b"[]]}",
+            b"5",
+            b"[" * 5000 + b"]" * 5000,
+            b'{"msg_id": "abc", "junk": "' + b"x" * 50_000 + b'"}',
+        ):
+            frames = [b"kernel.1.stream", DELIMITER, b"0" * 64, b"{}", parent]
+            notice = gate._notice(frames, 10**9)
+            assert notice is not None and len(notice) < 2000
+        frames = [b"t", DELIMITER, b"0" * 64, b"{}", b'{"msg_id": "abc"}']
+        assert b'"msg_id": "abc"' in gate._notice(frames, 10**9)
+    finally:
+        gate.close()
