@@ -7,13 +7,18 @@ the ``nbgrader-gpu-course`` group, see the course in their assignment list and
 fetch and submit through a shared exchange folder.
 
 Copy this file to the hub's configuration folder and change the lines marked
-CHANGE. Start with ``jupyterhub -f jupyterhub_config.py`` (needs JupyterHub and
+CHANGE. Idle servers are stopped by ``jupyterhub-idle-culler`` (a hub service,
+below), and every user's server gets a memory and CPU limit, which only
+spawners that can enforce them do: ``SystemdSpawner`` (cgroups), ``DockerSpawner``
+and ``KubeSpawner``; the default local process spawner ignores them. For a
+Kubernetes hub with GPU profiles see ``z2jh-values.yaml`` beside this file. Start with ``jupyterhub -f jupyterhub_config.py`` (needs JupyterHub and
 ``configurable-http-proxy`` from npm). Every user's environment needs this
 course installed (``pip install -e /srv/gpu-course``) so notebooks import
 ``course``.
 """
 
 import os
+import sys
 
 c = get_config()  # noqa: F821 - provided by traitlets
 
@@ -84,3 +89,34 @@ c.JupyterHub.services = [
         },
     }
 ]
+
+# Stop servers idle for an hour, so GPUs and memory go back to the pool.
+IDLE_TIMEOUT = int(os.environ.get("COURSE_IDLE_TIMEOUT", "3600"))  # CHANGE
+c.JupyterHub.services.append(
+    {
+        "name": "idle-culler",
+        "command": [
+            sys.executable,
+            "-m",
+            "jupyterhub_idle_culler",
+            f"--timeout={IDLE_TIMEOUT}",
+        ],
+    }
+)
+c.JupyterHub.load_roles.append(
+    {
+        "name": "idle-culler",
+        "services": ["idle-culler"],
+        "scopes": [
+            "list:users",
+            "read:users:activity",
+            "read:servers",
+            "delete:servers",
+        ],
+    }
+)
+
+# Per-user limits (CHANGE to fit the machine). Enforced by SystemdSpawner,
+# DockerSpawner and KubeSpawner; the default local process spawner ignores them.
+c.Spawner.mem_limit = os.environ.get("COURSE_MEM_LIMIT", "8G")
+c.Spawner.cpu_limit = float(os.environ.get("COURSE_CPU_LIMIT", "2"))

@@ -69,7 +69,7 @@ def test_jupyterhub_example_wires_one_course_service_and_its_groups():
         COURSE_EXCHANGE="/srv/ex",
     )
     hub = config.JupyterHub
-    (service,) = hub.services
+    (service,) = [s for s in hub.services if s["name"] != "idle-culler"]
     course = service["name"]
     assert course == "gpu-course" and service["user"] == f"grader-{course}"
     assert service["url"].startswith("http://127.0.0.1:")
@@ -100,3 +100,35 @@ def test_both_editions_keep_jupyterlab_state_out_of_the_course(tmp_path):
             JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "ws"),
         ).LabApp
         assert moved.workspaces_dir == str(tmp_path / "ws")
+
+
+def test_jupyterhub_example_culls_idle_servers_and_limits_each_user():
+    config = _load(JUPYTER, "jupyterhub_config.py", COURSE_IDLE_TIMEOUT="1800")
+    services = {s["name"]: s for s in config.JupyterHub.services}
+    culler = services["idle-culler"]["command"]
+    assert culler[1:3] == ["-m", "jupyterhub_idle_culler"]
+    assert "--timeout=1800" in culler
+    roles = {r["name"]: r for r in config.JupyterHub.load_roles}
+    assert roles["idle-culler"]["services"] == ["idle-culler"]
+    assert {"list:users", "read:users:activity", "delete:servers"} <= set(
+        roles["idle-culler"]["scopes"]
+    )
+    assert config.Spawner.mem_limit == "8G" and config.Spawner.cpu_limit == 2.0
+
+
+def test_kubernetes_values_have_a_cpu_and_a_gpu_profile_limits_culler_and_exchange():
+    import yaml
+
+    values = yaml.safe_load((JUPYTER / "z2jh-values.yaml").read_text())
+    single = values["singleuser"]
+    assert single["memory"]["limit"] and single["cpu"]["limit"]
+    profiles = {p["display_name"]: p for p in single["profileList"]}
+    assert set(profiles) == {"CPU", "GPU"} and profiles["CPU"]["default"] is True
+    gpu = profiles["GPU"]["kubespawner_override"]
+    assert gpu["extra_resource_limits"] == {"nvidia.com/gpu": "1"}
+    assert gpu["mem_limit"] and gpu["cpu_limit"]
+    volumes = {v["name"]: v for v in single["storage"]["extraVolumes"]}
+    mounts = {m["name"]: m for m in single["storage"]["extraVolumeMounts"]}
+    assert mounts["nbgrader-exchange"]["mountPath"] == "/srv/nbgrader/exchange"
+    assert "persistentVolumeClaim" in volumes["nbgrader-exchange"]
+    assert values["cull"]["enabled"] is True and values["cull"]["timeout"] > 0

@@ -1,5 +1,6 @@
 """Smoke test: the JupyterHub example starts on loopback, a user logs in and gets
-a single-user JupyterLab with the course's student settings.
+a single-user JupyterLab with the course's student settings, with the idle
+culler running as a hub service.
 
 Runs ``autograder/jupyter/jupyterhub_config.py`` with the trial settings a
 machine without system accounts needs (dummy authenticator, simple local
@@ -55,7 +56,10 @@ c.Spawner.cmd = [{sys.executable!r}, "-m", "jupyterhub.singleuser"]
 c.Spawner.args = {["--allow-root"] if root else []!r}
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
-c.JupyterHub.services = []  # the course service runs as its own account
+# The course service runs as its own account; the idle culler stays.
+c.JupyterHub.services = [
+    s for s in c.JupyterHub.services if s["name"] == "idle-culler"
+]
 c.JupyterHub.load_roles = [
     r for r in c.JupyterHub.load_roles if "services" not in " ".join(r["scopes"])
 ]
@@ -114,6 +118,9 @@ def test_hub_logs_in_a_user_and_spawns_a_single_user_lab(tmp_path):
 
     try:
         wait_for(f"{base}/hub/health")
+        log.flush()
+        started = (tmp_path / "hub.log").read_text(encoding="utf-8")
+        assert "Starting managed service idle-culler" in started, started[-3000:]
         session = requests.Session()
         session.get(f"{base}/hub/login", timeout=10)
         xsrf = session.cookies.get("_xsrf", "")
