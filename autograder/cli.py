@@ -62,9 +62,24 @@ def _read_map(path: str | None) -> dict[str, str] | None:
         return {row[0]: row[1] for row in csv.reader(handle) if len(row) >= 2}
 
 
+def _gradebook_for(args: argparse.Namespace) -> Path | None:
+    """The gradebook to fill: ``--gradebook``, or, for an nbgrader ``submitted/``
+    folder, the course's own ``gradebook.db`` beside it; None with
+    ``--no-gradebook`` or when neither applies."""
+    if args.no_gradebook:
+        return None
+    if args.gradebook:
+        return Path(args.gradebook)
+    source = Path(args.source).resolve()
+    if source.is_dir() and source.name == "submitted":
+        return source.parent / "gradebook.db"
+    return None
+
+
 def _grade(args: argparse.Namespace) -> int:
     from autograder.classgrade import grade_class
 
+    gradebook = _gradebook_for(args)
     report = grade_class(
         Path(args.source),
         args.lesson,
@@ -78,8 +93,11 @@ def _grade(args: argparse.Namespace) -> int:
         warm=not args.cold_kernels,
         course_feedback=args.nbgrader_feedback,
         sandbox=not args.no_sandbox,
+        gradebook=gradebook,
     )
     print(report.summary())
+    if gradebook is not None:
+        print(f"gradebook: {gradebook} (formgrader and `nbgrader export` read it)")
     return 0
 
 
@@ -134,30 +152,6 @@ def _gpu_check(args: argparse.Namespace) -> int:
     return gpu_check(Path(args.out), quick=args.quick, lessons=args.lessons or None)
 
 
-def lesson_of(notebook: Path) -> str | None:
-    """The lesson a notebook belongs to: from its test cells' ``grade_id``s (the
-    ``01-`` prefix), else from its file name; None if neither says."""
-    import json
-
-    from autograder.conventions import LessonId, grade_id
-    from autograder.lessons import lesson_names
-
-    names = lesson_names()
-    try:
-        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
-    except (OSError, ValueError, AttributeError):
-        cells = []
-    digits = {
-        d
-        for c in cells
-        if isinstance(c, dict) and (d := LessonId.digits_of(grade_id(c) or ""))
-    }
-    found = [n for n in names if LessonId(n).digits in digits]
-    if len(found) == 1:
-        return found[0]
-    return next((n for n in names if n in notebook.name), None)
-
-
 def _check(args: argparse.Namespace) -> int:
     import os
 
@@ -166,6 +160,8 @@ def _check(args: argparse.Namespace) -> int:
     notebook = Path(args.notebook)
     if not notebook.is_file():
         raise ValueError(f"{notebook} is not a file")
+    from autograder.lessons import lesson_of
+
     lesson = args.lesson or lesson_of(notebook)
     if lesson is None:
         raise ValueError(
@@ -272,6 +268,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also put each feedback page in the course's feedback/<student>/"
         "<assignment>/ folder, ready for `nbgrader release_feedback`",
+    )
+    grade.add_argument(
+        "--gradebook",
+        help="the course's gradebook.db to write every result into (default: the "
+        "one beside an nbgrader submitted/ folder); formgrader and `nbgrader "
+        "export` read it",
+    )
+    grade.add_argument(
+        "--no-gradebook", action="store_true", help="write the reports only"
     )
     grade.add_argument(
         "--cold-kernels",

@@ -158,3 +158,26 @@ def find_leaks(path: Path) -> list[str]:
     if "jupytext" in nb.metadata:
         problems.append("has jupytext metadata")
     return problems
+
+
+def lesson_of(notebook: Path) -> str | None:
+    """The lesson a notebook belongs to: from its test cells' ``grade_id``s (the
+    ``01-`` prefix), else from its file name; None if neither says."""
+    import json
+
+    from autograder.conventions import grade_id
+
+    names = lesson_names()
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        cells = []
+    digits = {
+        d
+        for c in cells
+        if isinstance(c, dict) and (d := LessonId.digits_of(grade_id(c) or ""))
+    }
+    found = [n for n in names if LessonId(n).digits in digits]
+    if len(found) == 1:
+        return found[0]
+    return next((n for n in names if n in notebook.name), None)

@@ -77,13 +77,17 @@ def grade_class(
     course_feedback: bool = False,
     sandbox: bool = True,
     on_result: Callable[[Result], None] | None = None,
+    gradebook: Path | None = None,
 ) -> ClassReport:
     """Grade every submission in ``source``; write results, CSVs and feedback.
 
     ``warm`` forks kernels from a preloaded helper (:mod:`autograder.warmkernel`);
     ``sandbox`` confines every kernel with Landlock where the OS offers it
     (:mod:`autograder.sandbox`; the report's ``kernels`` line says which).
-    ``on_result`` is called with each result as it arrives.
+    ``on_result`` is called with each result as it arrives. ``gradebook``, a
+    course's ``gradebook.db``, receives every result once the batch is done
+    (:mod:`autograder.classgrade.gradebook`), and the executed notebooks go to
+    ``autograded/`` beside it, for formgrader.
 
     Raises:
         ValueError: bad source or unknown lesson (one line, for the CLI).
@@ -103,7 +107,9 @@ def grade_class(
         else:
             todo.append(sub)
     reused = len(results)
-    templates = _templates(work, {sub.lesson for sub in todo})
+    # With a gradebook to fill, every lesson's definition may be needed.
+    wanted = submissions if gradebook is not None else todo
+    templates = _templates(work, {sub.lesson for sub in wanted})
     jobs = jobs or os.cpu_count() or 1
     from autograder import sandbox as landlock
 
@@ -142,6 +148,17 @@ def grade_class(
                     on_result(result)
     ordered = sorted(results.values(), key=lambda r: (r.lesson, r.student))
     write_reports(ordered, out_dir)
+    if gradebook is not None and templates:
+        from autograder.classgrade.gradebook import record
+
+        template_root = next(iter(templates.values()))[0]
+        record(
+            ordered,
+            f"sqlite:///{Path(gradebook).resolve()}",
+            f"sqlite:///{Path(template_root).resolve() / 'gradebook.db'}",
+            course_root=Path(gradebook).resolve().parent,
+            autograded_from=out_dir,
+        )
     if course_feedback:
         problems += feedback_to_course(submissions, results)
     shutil.rmtree(work / "jobs", ignore_errors=True)

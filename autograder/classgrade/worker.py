@@ -191,6 +191,10 @@ def _grade(job: Job, result: Result) -> None:
         if not v.get("passed")
     }
     _read_scores(db_url, job, result)
+    # The executed notebook, where a course's formgrader can open it.
+    kept = Path(job.out) / "autograded" / job.student / job.lesson
+    kept.mkdir(parents=True, exist_ok=True)
+    nbformat.write(executed, kept / f"{job.lesson}.ipynb")
     out = Path(job.out) / "feedback" / job.lesson / f"{job.student}.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(

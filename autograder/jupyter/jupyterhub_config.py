@@ -7,14 +7,16 @@ the ``nbgrader-gpu-course`` group, see the course in their assignment list and
 fetch and submit through a shared exchange folder.
 
 Copy this file to the hub's configuration folder and change the lines marked
-CHANGE. Idle servers are stopped by ``jupyterhub-idle-culler`` (a hub service,
-below), and every user's server gets a memory and CPU limit, which only
-spawners that can enforce them do: ``SystemdSpawner`` (cgroups), ``DockerSpawner``
-and ``KubeSpawner``; the default local process spawner ignores them. For a
-Kubernetes hub with GPU profiles see ``z2jh-values.yaml`` beside this file. Start with ``jupyterhub -f jupyterhub_config.py`` (needs JupyterHub and
-``configurable-http-proxy`` from npm). Every user's environment needs this
-course installed (``pip install -e /srv/gpu-course``) so notebooks import
-``course``.
+CHANGE. Start with ``jupyterhub -f jupyterhub_config.py`` (needs JupyterHub,
+``jupyterhub-idle-culler`` and ``configurable-http-proxy`` from npm). Every
+user's environment needs the student library (``pip install ./student``) so
+notebooks import ``course``; the course service needs the full course.
+
+Idle servers are stopped by ``jupyterhub-idle-culler`` (a hub service, at the
+end), and every user's server gets a memory and CPU limit, which only spawners
+that can enforce them do: ``SystemdSpawner`` (cgroups), ``DockerSpawner`` and
+``KubeSpawner``; the default local process spawner ignores them. For a
+Kubernetes hub with GPU profiles see ``z2jh-values.yaml`` beside this file.
 """
 
 import os

@@ -64,8 +64,7 @@ def test_release_check_passes_on_a_clean_tree(capsys):
 
 
 def test_the_lesson_comes_from_the_cells_before_the_file_name(tmp_path):
-    from autograder.cli import lesson_of
-    from autograder.lessons import REPO_ROOT
+    from autograder.lessons import REPO_ROOT, lesson_of
 
     day04 = REPO_ROOT / "notebooks" / "04_call_magic" / "04_call_magic.ipynb"
     renamed = tmp_path / "01_devices-but-really-day-4.ipynb"

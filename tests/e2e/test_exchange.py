@@ -1,8 +1,10 @@
 """The whole nbgrader classroom cycle, in a temporary exchange, with two students.
 
 instructor releases Day 01 -> students fetch -> alice submits the reference
-answers, bob one mistake -> instructor collects -> ``course grade`` -> feedback
-released -> students fetch their feedback. Grades and files are checked exactly.
+answers, bob one mistake -> instructor collects -> ``course grade`` (into the
+course's gradebook: ``nbgrader export`` agrees, a manual score survives a rerun)
+-> feedback released -> students fetch their feedback. Grades and files are
+checked exactly.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
         [
             sys.executable,
             "-m",
-            "course",
+            "autograder",
             "grade",
             str(submitted),
             "--assignment",
@@ -117,6 +119,51 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     assert float(grades["alice"]["total"]) == total
     assert float(grades["bob"]["total"]) == expected_score(mistake) < total
     assert {g["status"] for g in grades.values()} == {"graded"}
+
+    # The course's own gradebook holds the grades: formgrader reads it, and
+    # nbgrader's own export gives the same totals as grades.csv.
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}") as gradebook:
+        seen = {
+            name: float(gradebook.find_submission(LESSON, name).score)
+            for name in students
+        }
+    assert seen == {n: float(grades[n]["total"]) for n in students}
+    for name in students:
+        assert (instructor / "autograded" / name / LESSON / f"{LESSON}.ipynb").is_file()
+    _nbgrader(["export", "--to", str(tmp_path / "export.csv")], instructor, env)
+    with open(tmp_path / "export.csv", newline="", encoding="utf-8") as handle:
+        exported = {r["student_id"]: float(r["score"]) for r in csv.DictReader(handle)}
+    assert exported == seen
+    # An instructor's manual score survives a later autograde rerun.
+    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}") as gradebook:
+        grade = gradebook.find_grade("01-pick-device-test", LESSON, LESSON, "bob")
+        grade.manual_score = 0.5
+        gradebook.db.commit()
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            str(submitted),
+            "--lesson",
+            LESSON,
+            "--out",
+            str(tmp_path / "rerun"),
+            "--quiet",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}") as gradebook:
+        grade = gradebook.find_grade("01-pick-device-test", LESSON, LESSON, "bob")
+        assert grade.manual_score == 0.5 and grade.auto_score == 1.0
+        assert float(gradebook.find_submission(LESSON, "alice").score) == total
 
     for name in students:
         placed = instructor / "feedback" / name / LESSON

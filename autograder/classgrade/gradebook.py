@@ -1,0 +1,107 @@
+"""Grades into the course's own gradebook, the one formgrader and nbgrader export read.
+
+Workers grade in private copies of a template gradebook, side by side. When the
+batch is done, the main process alone writes into the course's ``gradebook.db``
+(:func:`record`), as nbgrader's own autograde would:
+
+- the lesson's definition (notebook, grade, solution, source and task cells)
+  is copied from the template the workers used, unless the course already has
+  it; an assignment's due date in the course gradebook is never changed;
+- each student and submission is created if missing;
+- each test cell's **auto** score is set; manual scores, comments an instructor
+  wrote and extra credit are left alone, so they survive a rerun;
+- the executed notebook goes to ``autograded/<student>/<lesson>/`` under the
+  course root, where formgrader's Manual Grading opens it.
+
+A rerun that finds nothing changed writes the same scores: the rows and values
+stay as they were.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from autograder.classgrade.reports import Result
+
+
+def _copy_lesson(template, course, lesson: str) -> None:
+    """The lesson's cells, from the template gradebook into the course's."""
+    source = template.find_assignment(lesson)
+    course.update_or_create_assignment(lesson)
+    for notebook in source.notebooks:
+        course.update_or_create_notebook(notebook.name, lesson)
+        for cell in notebook.grade_cells:
+            course.update_or_create_grade_cell(
+                cell.name,
+                notebook.name,
+                lesson,
+                max_score=cell.max_score,
+                cell_type=cell.cell_type,
+            )
+        for cell in notebook.solution_cells:
+            course.update_or_create_solution_cell(cell.name, notebook.name, lesson)
+        for cell in notebook.task_cells:
+            course.update_or_create_task_cell(
+                cell.name,
+                notebook.name,
+                lesson,
+                max_score=cell.max_score,
+                cell_type=cell.cell_type,
+            )
+        for cell in notebook.source_cells:
+            course.update_or_create_source_cell(
+                cell.name,
+                notebook.name,
+                lesson,
+                cell_type=cell.cell_type,
+                locked=cell.locked,
+                source=cell.source,
+                checksum=cell.checksum,
+            )
+
+
+def record(
+    results: Iterable[Result],
+    db_url: str,
+    template_db_url: str,
+    course_root: Path | None = None,
+    autograded_from: Path | None = None,
+) -> int:
+    """Write every graded result into the gradebook at ``db_url``; return how many.
+
+    ``autograded_from`` is the batch's output folder, where each worker left
+    its executed notebook (``autograded/<student>/<lesson>/<lesson>.ipynb``);
+    with ``course_root`` those notebooks are copied there for formgrader.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    graded = [r for r in results if r.status == "graded"]
+    if not graded:
+        return 0
+    with Gradebook(template_db_url) as template, Gradebook(db_url) as course:
+        known = {a.name for a in course.assignments}
+        for lesson in sorted({r.lesson for r in graded} - known):
+            _copy_lesson(template, course, lesson)
+        for result in graded:
+            course.update_or_create_student(result.student)
+            try:
+                course.find_submission(result.lesson, result.student)
+            except MissingEntry:
+                course.add_submission(result.lesson, result.student)
+            for cell, (score, _) in result.per_question.items():
+                grade = course.find_grade(
+                    cell, result.lesson, result.lesson, result.student
+                )
+                grade.auto_score = float(score)
+        course.db.commit()
+    if course_root is not None and autograded_from is not None:
+        for result in graded:
+            name = Path(result.student) / result.lesson / f"{result.lesson}.ipynb"
+            executed = Path(autograded_from) / "autograded" / name
+            if executed.is_file():
+                target = Path(course_root) / "autograded" / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(executed, target)
+    return len(graded)
