@@ -1,9 +1,15 @@
 # %% [markdown]
 # # Day 03 - The synchronisation trap
 #
-# You moved a training loop to the GPU and it got *slower*. This happens to almost
-# everyone, and the cause is nearly always the same: the loop makes the CPU wait
-# for the GPU again and again, for example by calling `loss.item()` every epoch.
+# You moved a training loop to the GPU and it got *slower*. Two costs are behind
+# most such surprises. Each GPU operation costs a launch (microseconds of Python
+# and driver work), so a tiny network spends its time launching, not computing.
+# And the loop may make the CPU wait for the GPU again and again, for example by
+# calling `loss.item()` every epoch. Recorded on an NVIDIA H200 (2026-11-30), the
+# seed's 20,000-epoch Iris loop took 16.46 s against 5.01 s on that machine's
+# CPU, and logging every epoch, every 200 epochs or never changed it by under 3%:
+# there the launches cost everything. This Day measures both costs, and shows
+# when the waiting does matter.
 #
 # **Learning objectives.** By the end of this notebook you can
 #

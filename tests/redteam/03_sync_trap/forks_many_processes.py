@@ -1,7 +1,7 @@
-"""Forks thousands of sleeping processes that replace themselves with sleep.
+"""Starts thousands of sleeping processes (posix_spawn, as subprocess does).
 
-The process cap stops the forks; every one that started is killed when the
-notebook ends; the right answers keep their points.
+The process cap stops them; every one that started is killed when the notebook
+ends; the right answers keep their points.
 """
 # score: 12
 # review: yes
@@ -13,8 +13,7 @@ import os
 _started = 0
 try:
     for _ in range(3000):
-        if os.fork() == 0:
-            os.execv("/bin/sleep", ["sleep", "600", "{marker}"])
+        os.posix_spawn("/bin/sleep", ["sleep", "600", "{marker}"], dict(os.environ))
         _started += 1
 except OSError as exc:
     print(f"started {_started} before: {type(exc).__name__}")
