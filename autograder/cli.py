@@ -53,13 +53,21 @@ def _demo(args: argparse.Namespace) -> int:
     return demo(args.lesson, skip_samples=args.skip_samples)
 
 
-def _read_map(path: str | None) -> dict[str, str] | None:
+def _read_map(path: str | None) -> tuple[dict[str, str] | None, dict[str, str]]:
+    """``--map``: rows ``file name,student id[,submitted_at]``, an optional
+    header row first (``file,student,submitted_at``). Returns the students and
+    the submission times by file name."""
     if path is None:
-        return None
+        return None, {}
     import csv
 
     with open(path, newline="", encoding="utf-8") as handle:
-        return {row[0]: row[1] for row in csv.reader(handle) if len(row) >= 2}
+        rows = [row for row in csv.reader(handle) if len(row) >= 2]
+    if rows and rows[0][0].strip().lower() in ("file", "file name", "filename"):
+        rows = rows[1:]
+    names = {row[0]: row[1] for row in rows}
+    times = {row[0]: row[2] for row in rows if len(row) >= 3 and row[2].strip()}
+    return names, times
 
 
 def _gradebook_for(args: argparse.Namespace) -> Path | None:
@@ -80,6 +88,18 @@ def _grade(args: argparse.Namespace) -> int:
     from autograder.classgrade import grade_class
 
     gradebook = _gradebook_for(args)
+    if args.due and gradebook is None:
+        raise ValueError(
+            "--due sets the due date in a gradebook, and there is none here: "
+            "grade an nbgrader submitted/ folder or pass --gradebook PATH"
+        )
+    if args.due and not args.lesson:
+        raise ValueError("--due needs --lesson: a due date belongs to one lesson")
+    if (args.student or args.question) and args.force:
+        raise ValueError(
+            "--force regrades everyone; leave it out with --student or --question"
+        )
+    names, times = _read_map(args.map)
     report = grade_class(
         Path(args.source),
         args.lesson,
@@ -88,12 +108,16 @@ def _grade(args: argparse.Namespace) -> int:
         force=args.force,
         timeout=args.timeout,
         memory_mb=args.memory,
-        name_map=_read_map(args.map),
+        name_map=names,
+        times=times,
         progress=not args.quiet,
         warm=not args.cold_kernels,
         course_feedback=args.nbgrader_feedback,
         sandbox=not args.no_sandbox,
         gradebook=gradebook,
+        due=args.due,
+        student=args.student,
+        question=args.question,
     )
     print(report.summary())
     if gradebook is not None:
@@ -261,7 +285,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="address-space cap in MiB per grading process (0: none; not applied "
         "on machines with an NVIDIA GPU, where CUDA needs a large address space)",
     )
-    grade.add_argument("--map", help="CSV of file name,student id for loose files")
+    grade.add_argument(
+        "--map",
+        help="CSV of file name,student id[,submitted_at] for loose files (the "
+        "time, ISO 8601, for late penalties)",
+    )
+    grade.add_argument(
+        "--due",
+        help="set the lesson's due date in the gradebook first (ISO 8601, e.g. "
+        "'2026-12-01 17:00 Europe/Paris' or '2026-12-01T16:00Z'; no zone: UTC); "
+        "late submissions then get the course config's penalty",
+    )
+    grade.add_argument(
+        "--student", help="regrade this student only; everyone else stays untouched"
+    )
+    grade.add_argument(
+        "--question",
+        metavar="GRADE_ID",
+        help="run the notebooks again but write only this test cell's score "
+        "(e.g. 01-pick-device-test); other scores, manual ones included, stay",
+    )
     grade.add_argument("--quiet", action="store_true", help="no progress output")
     grade.add_argument(
         "--nbgrader-feedback",

@@ -160,6 +160,18 @@ def find_leaks(path: Path) -> list[str]:
     return problems
 
 
+def test_points(lesson: str) -> dict[str, float]:
+    """Points of every test cell of ``lesson``, by ``grade_id``."""
+    from autograder.conventions import grade_id, nbgrader_meta
+
+    nb = source_to_notebook(find_lesson(lesson))
+    return {
+        grade_id(c): float(nbgrader_meta(c)["points"])
+        for c in nb.cells
+        if nbgrader_meta(c).get("grade")
+    }
+
+
 def lesson_of(notebook: Path) -> str | None:
     """The lesson a notebook belongs to: from its test cells' ``grade_id``s (the
     ``01-`` prefix), else from its file name; None if neither says."""

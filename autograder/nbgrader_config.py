@@ -85,6 +85,15 @@ c.Autograde.autograde_preprocessors = [
 c.GradingExecute.timeout = 120
 c.GradingExecute.interrupt_on_timeout = True
 
+# Late submissions: the penalty nbgrader's AssignLatePenalties gives against a
+# lesson's due date (`nbgrader db assignment add LESSON --duedate=...` or
+# `course grade --due`). nbgrader's own methods are "none" and "zero"; for points
+# off per started hour late, use the course's example plugin instead:
+#   c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"
+#   c.PerHourPenalty.points_per_hour = 0.5
+#   c.PerHourPenalty.grace_minutes = 5
+c.LateSubmissionPlugin.penalty_method = "none"
+
 # Feedback: never show hidden-test code, in sources or in tracebacks.
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402

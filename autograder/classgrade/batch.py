@@ -8,6 +8,7 @@ import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict
 from pathlib import Path
 
 from autograder.classgrade.intake import Submission, collect_submissions
@@ -18,25 +19,66 @@ from autograder.classgrade.reports import (
     feedback_to_course,
     write_reports,
 )
-from autograder.classgrade.worker import Job, grade_job
+from autograder.classgrade.worker import Job, grade_job, write_json
 from autograder.lessons import find_lesson
 
 DEFAULT_TIMEOUT = 60
 DEFAULT_MEMORY_MB = 4096
 
 
-def _stored(out_dir: Path, sub: Submission) -> Result | None:
-    """The result of an earlier run for this exact file, if it was graded."""
+def _stored(out_dir: Path, sub: Submission, same_file: bool = True) -> Result | None:
+    """The graded result of an earlier run for this submission (for this exact
+    file unless ``same_file`` is False), or None."""
     stored = out_dir / "results" / sub.lesson / f"{sub.student}.json"
     if not stored.is_file():
         return None
     try:
         data = json.loads(stored.read_text(encoding="utf-8"))
-        if data.get("digest") == sub.digest and data.get("status") == "graded":
+        same = data.get("digest") == sub.digest or not same_file
+        if same and data.get("status") == "graded":
             return Result(**data)
     except (ValueError, TypeError):
         pass
     return None
+
+
+def _one_question(new: Result, earlier: Result | None, question: str) -> Result:
+    """``new``'s score for ``question`` put into ``earlier`` (the rest of the
+    earlier run stays); ``new`` itself when there is nothing earlier or the
+    regrade failed."""
+    if earlier is None or new.status != "graded" or question not in new.per_question:
+        return new
+    merged = Result(**{**asdict(earlier), "per_question": dict(earlier.per_question)})
+    merged.per_question[question] = new.per_question[question]
+    merged.score = float(sum(score for score, _ in merged.per_question.values()))
+    merged.feedback = new.feedback or earlier.feedback
+    return merged
+
+
+def _select(
+    submissions: list[Submission], student: str | None, question: str | None
+) -> None:
+    """Check that ``--student`` and ``--question`` name something in this batch.
+
+    Raises:
+        ValueError: one line, with what there is to choose from.
+    """
+    from autograder.lessons import test_points
+
+    if student is not None and not any(s.student == student for s in submissions):
+        found = sorted({s.student for s in submissions})
+        shown = ", ".join(found[:10]) + (" ..." if len(found) > 10 else "")
+        raise ValueError(
+            f"no submission from student {student!r} here (found: {shown or 'none'})"
+        )
+    if question is not None:
+        lessons = {s.lesson for s in submissions if student in (None, s.student)}
+        ids = sorted({q for lesson in lessons for q in test_points(lesson)})
+        if question not in ids:
+            raise ValueError(
+                f"{question!r} is not a test cell of {', '.join(sorted(lessons))}; "
+                f"the grade ids are: {', '.join(ids)}"
+            )
 
 
 def _templates(work: Path, lessons: set[str]) -> dict[str, tuple[Path, Path]]:
@@ -78,6 +120,10 @@ def grade_class(
     sandbox: bool = True,
     on_result: Callable[[Result], None] | None = None,
     gradebook: Path | None = None,
+    times: dict[str, str] | None = None,
+    due: str | None = None,
+    student: str | None = None,
+    question: str | None = None,
 ) -> ClassReport:
     """Grade every submission in ``source``; write results, CSVs and feedback.
 
@@ -87,7 +133,13 @@ def grade_class(
     ``on_result`` is called with each result as it arrives. ``gradebook``, a
     course's ``gradebook.db``, receives every result once the batch is done
     (:mod:`autograder.classgrade.gradebook`), and the executed notebooks go to
-    ``autograded/`` beside it, for formgrader.
+    ``autograded/`` beside it, for formgrader; ``due`` first sets the lesson's
+    due date there, and late submissions get the course config's penalty
+    (:mod:`autograder.late`; ``times`` are submission times by file name).
+
+    ``student`` regrades that student only; ``question`` (a ``grade_id``) runs
+    the notebooks again but keeps only that test cell's new score. Nothing else
+    is written, in the results or the gradebook.
 
     Raises:
         ValueError: bad source or unknown lesson (one line, for the CLI).
@@ -97,18 +149,29 @@ def grade_class(
         lesson = find_lesson(lesson).stem
     out_dir = Path(out_dir).resolve()
     work = out_dir / ".work"
-    submissions, problems = collect_submissions(Path(source), lesson, work, name_map)
+    submissions, problems = collect_submissions(
+        Path(source), lesson, work, name_map, times
+    )
+    precise = student is not None or question is not None
+    if precise:
+        _select(submissions, student, question)
     results: dict[tuple[str, str], Result] = {}
+    earlier_runs: dict[tuple[str, str], Result | None] = {}
     todo = []
     for sub in submissions:
-        earlier = None if force else _stored(out_dir, sub)
+        key = (sub.student, sub.lesson)
+        if precise and student in (None, sub.student):
+            earlier_runs[key] = _stored(out_dir, sub, same_file=False)
+            todo.append(sub)
+            continue
+        earlier = None if force else _stored(out_dir, sub, same_file=not precise)
         if earlier is not None:
-            results[(sub.student, sub.lesson)] = earlier
-        else:
+            results[key] = earlier
+        elif not precise:
             todo.append(sub)
     reused = len(results)
     # With a gradebook to fill, every lesson's definition may be needed.
-    wanted = submissions if gradebook is not None else todo
+    wanted = submissions if gradebook is not None and not precise else todo
     templates = _templates(work, {sub.lesson for sub in wanted})
     jobs = jobs or os.cpu_count() or 1
     from autograder import sandbox as landlock
@@ -142,23 +205,44 @@ def grade_class(
             futures = [pool.submit(grade_job, job) for job in batch]
             for future in as_completed(futures):
                 result = future.result()
-                results[(result.student, result.lesson)] = result
+                key = (result.student, result.lesson)
+                if question is not None:
+                    result = _one_question(result, earlier_runs.get(key), question)
+                    write_json(
+                        Path(out_dir)
+                        / "results"
+                        / result.lesson
+                        / f"{result.student}.json",
+                        asdict(result),
+                    )
+                results[key] = result
                 bar.update(result)
                 if on_result is not None:
                     on_result(result)
     ordered = sorted(results.values(), key=lambda r: (r.lesson, r.student))
-    write_reports(ordered, out_dir)
+    when = {(s.student, s.lesson): s.submitted_at for s in submissions}
+    for result in ordered:
+        result.submitted_at = when.get((result.student, result.lesson), "")
     if gradebook is not None and templates:
         from autograder.classgrade.gradebook import record
 
         template_root = next(iter(templates.values()))[0]
-        record(
-            ordered,
+        Path(gradebook).resolve().parent.mkdir(parents=True, exist_ok=True)
+        regraded = {(s.student, s.lesson) for s in todo}
+        lateness = record(
+            [r for r in ordered if not precise or (r.student, r.lesson) in regraded],
             f"sqlite:///{Path(gradebook).resolve()}",
             f"sqlite:///{Path(template_root).resolve() / 'gradebook.db'}",
             course_root=Path(gradebook).resolve().parent,
             autograded_from=out_dir,
+            due=due,
+            lesson=lesson,
+            only_question=question,
         )
+        for result in ordered:
+            seconds, penalty = lateness.get((result.student, result.lesson), (0, 0))
+            result.seconds_late, result.late_penalty = seconds, penalty
+    write_reports(ordered, out_dir)
     if course_feedback:
         problems += feedback_to_course(submissions, results)
     shutil.rmtree(work / "jobs", ignore_errors=True)

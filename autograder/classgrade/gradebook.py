@@ -11,7 +11,13 @@ batch is done, the main process alone writes into the course's ``gradebook.db``
 - each test cell's **auto** score is set; manual scores, comments an instructor
   wrote and extra credit are left alone, so they survive a rerun;
 - the executed notebook goes to ``autograded/<student>/<lesson>/`` under the
-  course root, where formgrader's Manual Grading opens it.
+  course root, where formgrader's Manual Grading opens it;
+- each submission's time is set (none when it carries none: on time), and
+  nbgrader's ``AssignLatePenalties`` gives the penalty against the lesson's due
+  date with the plugin the course config names (:mod:`autograder.late`).
+
+``due`` sets a lesson's due date first (``course grade --due``).
+``only_question`` writes one test cell's auto score and leaves the others.
 
 A rerun that finds nothing changed writes the same scores: the rows and values
 stay as they were.
@@ -68,8 +74,14 @@ def record(
     template_db_url: str,
     course_root: Path | None = None,
     autograded_from: Path | None = None,
-) -> int:
-    """Write every graded result into the gradebook at ``db_url``; return how many.
+    *,
+    due: str | None = None,
+    lesson: str | None = None,
+    only_question: str | None = None,
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """Write every graded result into the gradebook at ``db_url``.
+
+    Returns ``(seconds late, penalty)`` for each (student, lesson) written.
 
     ``autograded_from`` is the batch's output folder, where each worker left
     its executed notebook (``autograded/<student>/<lesson>/<lesson>.ipynb``);
@@ -77,25 +89,36 @@ def record(
     """
     from nbgrader.api import Gradebook, MissingEntry
 
+    from autograder.late import assign_penalties, course_config, parse_time
+
     graded = [r for r in results if r.status == "graded"]
-    if not graded:
-        return 0
     with Gradebook(template_db_url) as template, Gradebook(db_url) as course:
         known = {a.name for a in course.assignments}
-        for lesson in sorted({r.lesson for r in graded} - known):
-            _copy_lesson(template, course, lesson)
+        lessons = {r.lesson for r in graded} | ({lesson} if due and lesson else set())
+        for name in sorted(lessons - known):
+            _copy_lesson(template, course, name)
+        if due and lesson:
+            course.update_or_create_assignment(lesson, duedate=parse_time(due))
         for result in graded:
             course.update_or_create_student(result.student)
             try:
-                course.find_submission(result.lesson, result.student)
+                submission = course.find_submission(result.lesson, result.student)
             except MissingEntry:
-                course.add_submission(result.lesson, result.student)
+                submission = course.add_submission(result.lesson, result.student)
+            submission.timestamp = (
+                parse_time(result.submitted_at) if result.submitted_at else None
+            )
             for cell, (score, _) in result.per_question.items():
+                if only_question is not None and cell != only_question:
+                    continue
                 grade = course.find_grade(
                     cell, result.lesson, result.lesson, result.student
                 )
                 grade.auto_score = float(score)
         course.db.commit()
+    lateness = assign_penalties(
+        db_url, [(r.student, r.lesson) for r in graded], course_config(course_root)
+    )
     if course_root is not None and autograded_from is not None:
         for result in graded:
             name = Path(result.student) / result.lesson / f"{result.lesson}.ipynb"
@@ -104,4 +127,4 @@ def record(
                 target = Path(course_root) / "autograded" / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(executed, target)
-    return len(graded)
+    return lateness

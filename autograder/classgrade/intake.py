@@ -24,8 +24,10 @@ import re
 import shutil
 import zipfile
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
+from autograder.late import parse_time, read_timestamp
 from autograder.lessons import lesson_names
 
 #: Limits for unpacking a zip export (bytes, bytes, entries).
@@ -47,6 +49,7 @@ class Submission:
     lesson: str
     path: Path
     digest: str
+    submitted_at: str = ""  # ISO, UTC; "" when unknown (counted on time)
 
 
 @dataclass
@@ -84,11 +87,14 @@ def extract_zip(
     max_entry: int = MAX_ENTRY_BYTES,
     max_total: int = MAX_TOTAL_BYTES,
     max_entries: int = MAX_ENTRIES,
+    times: dict[Path, str] | None = None,
 ) -> list[str]:
     """Unpack ``archive`` into ``target`` safely; return the problems found.
 
     Entries with absolute paths or ``..`` are skipped; names are cleaned; two
-    entries that land on the same file are both kept out and reported.
+    entries that land on the same file are both kept out and reported. Each
+    entry's date goes into ``times`` (unpacked path -> ISO text). A zip stores
+    no time zone: the date is read as UTC.
 
     Raises:
         IntakeError: not a zip, or over a limit (``target`` is then removed).
@@ -124,12 +130,22 @@ def extract_zip(
                     continue
                 taken[out] = info.filename
                 total += _copy_entry(zf, info, out, max_entry, max_total - total)
+                if times is not None:
+                    times[out] = _zip_time(info)
             for out in clashes:
                 out.unlink(missing_ok=True)
     except IntakeError:
         shutil.rmtree(target, ignore_errors=True)
         raise
     return problems
+
+
+def _zip_time(info: zipfile.ZipInfo) -> str:
+    """A zip entry's date as ISO text (no zone is stored: taken as UTC)."""
+    try:
+        return datetime(*info.date_time).isoformat()
+    except ValueError:
+        return ""
 
 
 def _safe_target(name: str, target: Path, problems: list[str]) -> Path | None:
@@ -196,8 +212,11 @@ def _nbgrader_layout(source: Path, lesson: str | None) -> Intake | None:
                     f"ignored (the graded notebook is {notebook.name})"
                 )
         if notebook.is_file():
+            when, problem = read_timestamp(folder)
+            if problem:
+                found.problems.append(problem)
             found.submissions.append(
-                Submission(student, folder.name, notebook, digest(notebook))
+                Submission(student, folder.name, notebook, digest(notebook), when)
             )
         else:
             found.problems.append(f"{student}/{folder.name}: no {notebook.name}")
@@ -205,7 +224,11 @@ def _nbgrader_layout(source: Path, lesson: str | None) -> Intake | None:
 
 
 def _loose_files(
-    source: Path, only: str | None, name_map: dict[str, str] | None
+    source: Path,
+    only: str | None,
+    name_map: dict[str, str] | None,
+    times: dict[str, str],
+    zip_times: dict[Path, str],
 ) -> Intake:
     found = Intake()
     known = lesson_names()
@@ -239,9 +262,15 @@ def _loose_files(
                 "Rename them, or give each its student with --map"
             )
             continue
-        found.submissions.append(
-            Submission(student, lesson, files[0], digest(files[0]))
-        )
+        path = files[0]
+        when = times.get(path.name) or zip_times.get(path, "")
+        if when:
+            try:
+                when = parse_time(when).isoformat()
+            except ValueError as exc:
+                found.problems.append(f"{shown(path.name)}: {exc}; counted on time")
+                when = ""
+        found.submissions.append(Submission(student, lesson, path, digest(path), when))
     return found
 
 
@@ -250,22 +279,29 @@ def collect_submissions(
     lesson: str | None,
     workdir: Path,
     name_map: dict[str, str] | None = None,
+    times: dict[str, str] | None = None,
 ) -> tuple[list[Submission], list[str]]:
     """Find the submissions in ``source``; return them and the problems found.
+
+    ``times`` gives loose files their submission time by file name (the
+    ``submitted_at`` column of ``--map``); it wins over a zip entry's date.
 
     Raises:
         IntakeError: ``source`` does not exist or is a broken or oversized zip.
     """
     source = Path(source)
     problems: list[str] = []
+    zip_times: dict[Path, str] = {}
     if not source.exists():
         raise IntakeError(f"{source} does not exist")
     if source.is_file() and source.suffix.lower() == ".zip":
         unpacked = workdir / "unzipped"
         shutil.rmtree(unpacked, ignore_errors=True)
-        problems += extract_zip(source, unpacked)
+        problems += extract_zip(source, unpacked, times=zip_times)
         source = unpacked
     if (source / "submitted").is_dir():
         source = source / "submitted"
-    found = _nbgrader_layout(source, lesson) or _loose_files(source, lesson, name_map)
+    found = _nbgrader_layout(source, lesson) or _loose_files(
+        source, lesson, name_map, times or {}, zip_times
+    )
     return found.submissions, problems + found.problems

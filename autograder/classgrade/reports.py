@@ -27,6 +27,14 @@ class Result:
     hints: dict[str, str] = field(default_factory=dict)
     review: list[str] = field(default_factory=list)  # code worth a look (scan)
     verdict_seconds: float = 0.0  # what the verdict step took
+    submitted_at: str = ""  # ISO, UTC; "" when the submission carries no time
+    seconds_late: float = 0.0  # past the gradebook's due date
+    late_penalty: float = 0.0  # points off, from nbgrader's late-submission plugin
+
+    @property
+    def final(self) -> float:
+        """The score after the late penalty (never below zero)."""
+        return max(0.0, self.score - self.late_penalty)
 
 
 @dataclass
@@ -54,6 +62,17 @@ class ClassReport:
         if self.kernels:
             lines.append(f"kernels: {self.kernels}")
         lines += [f"problem: {p}" for p in self.problems]
+        lines += [
+            f"{r.student}/{r.lesson}: late by {_hours(r.seconds_late)}, "
+            f"{r.late_penalty:g} point(s) off ({r.score:g} -> {r.final:g})"
+            for r in self.results
+            if r.seconds_late > 0
+        ]
+        untimed = [
+            f"{r.student}/{r.lesson}" for r in self.results if not r.submitted_at
+        ]
+        if untimed and any(r.seconds_late > 0 or r.submitted_at for r in self.results):
+            lines.append("no submission time, counted on time: " + ", ".join(untimed))
         lines += [f"{r.student}/{r.lesson}: {r.status}: {r.message}" for r in bad]
         lines += [
             f"{r.student}/{r.lesson} tampering: {'; '.join(r.flags)}"
@@ -68,6 +87,10 @@ class ClassReport:
         return "\n".join(lines)
 
 
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.2f} h"
+
+
 def write_reports(results: Iterable[Result], out_dir: Path) -> None:
     """Write grades.csv (one row per submission) and pass_rates.csv (per test)."""
     results = list(results)
@@ -77,13 +100,14 @@ def write_reports(results: Iterable[Result], out_dir: Path) -> None:
         writer = csv.writer(handle)
         writer.writerow(
             ["student", "lesson", *questions, "total", "max", "status", "flags"]
-            + ["review"]
+            + ["review", "submitted_at", "hours_late", "late_penalty", "final"]
         )
         for r in results:
             cells = [r.per_question.get(q, ["", ""])[0] for q in questions]
             writer.writerow(
                 [r.student, r.lesson, *cells, r.score, r.max_score, r.status]
-                + ["; ".join(r.flags), "; ".join(r.review)]
+                + ["; ".join(r.flags), "; ".join(r.review), r.submitted_at]
+                + [round(r.seconds_late / 3600, 4), r.late_penalty, r.final]
             )
     with open(out_dir / "pass_rates.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)

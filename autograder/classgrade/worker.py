@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,10 @@ def failure_reason(log: str, limit: int = 500) -> str:
     ]
     picked = errors[:1] + causes[-1:]
     return "\n".join(picked)[:limit] if picked else log[-limit:]
+
+
+KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
+"""jupyter_client's words for a kernel that died before any cell ran."""
 
 
 def grade_job(job: Job) -> Result:
@@ -178,6 +182,10 @@ def _grade(job: Job, result: Result) -> None:
     for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(job.threads)
     executed, db_url = _autograde(job, jobdir)
+    if executed is None and KERNEL_START_FAILED in db_url:
+        # The kernel died before it ran a line of the submission (a fork under
+        # heavy load): not the student's doing, so once more, from scratch.
+        executed, db_url = _autograde(replace(job, warm=False), jobdir)
     if executed is None:
         result.message = failure_reason(db_url)
         return

@@ -19,8 +19,7 @@ import csv
 import shutil
 from pathlib import Path
 
-from autograder.conventions import grade_id, nbgrader_meta
-from autograder.lessons import REPO_ROOT, find_lesson, lesson_names, source_to_notebook
+from autograder.lessons import REPO_ROOT, lesson_names, test_points
 from autograder.samples.casefile import CaseFile, load, write
 
 HERE = Path(__file__).resolve().parent
@@ -28,14 +27,8 @@ Sample = CaseFile
 """A sample is a case file; its ``name`` is the student's id."""
 
 
-def points(lesson: str) -> dict[str, float]:
-    """Points of every test cell of ``lesson``."""
-    nb = source_to_notebook(find_lesson(lesson))
-    return {
-        grade_id(c): float(nbgrader_meta(c)["points"])
-        for c in nb.cells
-        if nbgrader_meta(c).get("grade")
-    }
+points = test_points
+"""Points of every test cell of a lesson, by ``grade_id``."""
 
 
 def _made(lesson: str) -> list[Sample]:

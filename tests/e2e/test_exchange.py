@@ -1,10 +1,12 @@
 """The whole nbgrader classroom cycle, in a temporary exchange, with two students.
 
 instructor releases Day 01 -> students fetch -> alice submits the reference
-answers, bob one mistake -> instructor collects -> ``course grade`` (into the
-course's gradebook: ``nbgrader export`` agrees, a manual score survives a rerun)
--> feedback released -> students fetch their feedback. Grades and files are
-checked exactly.
+answers on time, bob one mistake 2.5 hours late -> instructor collects ->
+``course grade --due`` (into the course's gradebook, with the per-hour late
+penalty: ``nbgrader export`` agrees; a rerun with nothing changed changes
+nothing; ``--student bob --question ...`` rewrites that one score and keeps a
+manual score) -> feedback released -> students fetch their feedback. Grades and
+files are checked exactly.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import nbformat
@@ -49,6 +52,41 @@ def _answer(notebook: Path, answers: dict[str, str]) -> None:
         if grade_id in answers:
             cell.source = answers[grade_id]
     nbformat.write(nb, notebook)
+
+
+def _course(args, env: dict[str, str]) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", *args, "--quiet"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def _rows(db: Path) -> list[tuple]:
+    """Every grade and submission row that grading writes, in a fixed order."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{db}") as gradebook:
+        rows = []
+        for student in sorted(s.id for s in gradebook.students):
+            sub = gradebook.find_submission(LESSON, student)
+            rows.append((student, str(sub.timestamp), sub.late_submission_penalty))
+            for grade in sorted(sub.notebooks[0].grades, key=lambda g: g.name):
+                rows.append((student, grade.name, grade.auto_score, grade.manual_score))
+        return rows
+
+
+def _set_auto(db: Path, scores: dict[tuple[str, str], float]) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{db}") as gradebook:
+        for (student, cell), score in scores.items():
+            gradebook.find_grade(cell, LESSON, LESSON, student).auto_score = score
+        gradebook.db.commit()
 
 
 def test_release_fetch_submit_collect_grade_feedback(tmp_path):
@@ -92,78 +130,101 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     submitted = instructor / "submitted"
     assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob"]
 
-    out = instructor / "grading"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "autograder",
-            "grade",
-            str(submitted),
-            "--assignment",
-            LESSON,
-            "--out",
-            str(out),
-            "--nbgrader-feedback",
-            "--quiet",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    # Late penalties: a due date an hour after alice's submission, bob 2.5 h
+    # past it, and the per-hour example plugin in the course config.
+    from autograder.late import parse_time
+
+    stamp = (submitted / "alice" / LESSON / "timestamp.txt").read_text()
+    due = parse_time(stamp) + timedelta(hours=1)
+    late = due + timedelta(hours=2.5)
+    (submitted / "bob" / LESSON / "timestamp.txt").write_text(
+        late.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    with open(instructor / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write(
+            'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
+            "c.PerHourPenalty.points_per_hour = 0.5\n"
+        )
+
+    out = instructor / "grading"
+    db = instructor / "gradebook.db"
+    first = [str(submitted), "--assignment", LESSON, "--out", str(out)]
+    summary = _course(
+        [*first, "--nbgrader-feedback", "--due", due.isoformat() + "Z"], env
+    )
+    assert "bob/01_devices: late by 2.50 h, 1.5 point(s) off (10 -> 8.5)" in summary
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         grades = {row["student"]: row for row in csv.DictReader(handle)}
     total = sum(points(LESSON).values())
     assert float(grades["alice"]["total"]) == total
     assert float(grades["bob"]["total"]) == expected_score(mistake) < total
     assert {g["status"] for g in grades.values()} == {"graded"}
+    assert float(grades["alice"]["late_penalty"]) == 0.0
+    assert float(grades["alice"]["final"]) == total
+    assert float(grades["bob"]["hours_late"]) == pytest.approx(2.5, abs=1e-3)
+    assert float(grades["bob"]["late_penalty"]) == 1.5
+    assert float(grades["bob"]["final"]) == expected_score(mistake) - 1.5
 
     # The course's own gradebook holds the grades: formgrader reads it, and
     # nbgrader's own export gives the same totals as grades.csv.
     from nbgrader.api import Gradebook
 
-    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}") as gradebook:
-        seen = {
-            name: float(gradebook.find_submission(LESSON, name).score)
-            for name in students
-        }
-    assert seen == {n: float(grades[n]["total"]) for n in students}
+    with Gradebook(f"sqlite:///{db}") as gradebook:
+        assert gradebook.find_assignment(LESSON).duedate == due
+        seen = {}
+        for name in students:
+            submission = gradebook.find_submission(LESSON, name)
+            seen[name] = (float(submission.score), submission.late_submission_penalty)
+    assert seen == {
+        n: (float(grades[n]["total"]), float(grades[n]["late_penalty"]))
+        for n in students
+    }
     for name in students:
         assert (instructor / "autograded" / name / LESSON / f"{LESSON}.ipynb").is_file()
     _nbgrader(["export", "--to", str(tmp_path / "export.csv")], instructor, env)
     with open(tmp_path / "export.csv", newline="", encoding="utf-8") as handle:
-        exported = {r["student_id"]: float(r["score"]) for r in csv.DictReader(handle)}
-    assert exported == seen
-    # An instructor's manual score survives a later autograde rerun.
-    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}") as gradebook:
+        exported = {r["student_id"]: r for r in csv.DictReader(handle)}
+    for name in students:
+        assert float(exported[name]["raw_score"]) == float(grades[name]["total"])
+        assert float(exported[name]["score"]) == float(grades[name]["final"])
+
+    # An instructor's manual score; then a rerun that finds nothing changed
+    # leaves every row as it was.
+    with Gradebook(f"sqlite:///{db}") as gradebook:
         grade = gradebook.find_grade("01-pick-device-test", LESSON, LESSON, "bob")
         grade.manual_score = 0.5
         gradebook.db.commit()
-    again = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "autograder",
-            "grade",
-            str(submitted),
-            "--lesson",
-            LESSON,
-            "--out",
-            str(tmp_path / "rerun"),
-            "--quiet",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    before = _rows(db)
+    again = _course([*first, "--due", due.isoformat() + "Z"], env)
+    assert "0 graded now, 2 unchanged" in again
+    assert _rows(db) == before
+
+    # Regrade precisely: bob's one question is written again; his other scores,
+    # his manual score and alice's rows stay as they are.
+    _set_auto(
+        db,
+        {
+            ("bob", "01-pick-device-test"): 0.0,
+            ("bob", "01-describe-device-test"): 0.125,
+            ("alice", "01-pick-device-test"): 0.25,
+        },
     )
-    assert again.returncode == 0, again.stderr[-3000:]
-    with Gradebook(f"sqlite:///{instructor / 'gradebook.db'}") as gradebook:
-        grade = gradebook.find_grade("01-pick-device-test", LESSON, LESSON, "bob")
-        assert grade.manual_score == 0.5 and grade.auto_score == 1.0
-        assert float(gradebook.find_submission(LESSON, "alice").score) == total
+    _course(
+        [*first, "--student", "bob", "--question", "01-pick-device-test"]
+        + ["--nbgrader-feedback"],
+        env,
+    )
+    with Gradebook(f"sqlite:///{db}") as gradebook:
+
+        def cell(name, student):
+            return gradebook.find_grade(name, LESSON, LESSON, student)
+
+        assert cell("01-pick-device-test", "bob").auto_score == 1.0
+        assert cell("01-pick-device-test", "bob").manual_score == 0.5
+        assert cell("01-describe-device-test", "bob").auto_score == 0.125
+        assert cell("01-pick-device-test", "alice").auto_score == 0.25
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        assert {row["student"] for row in csv.DictReader(handle)} == set(students)
 
     for name in students:
         placed = instructor / "feedback" / name / LESSON

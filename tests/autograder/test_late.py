@@ -1,0 +1,149 @@
+"""Late submissions: submission times at intake, the per-hour plugin, --map."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from datetime import datetime
+
+import pytest
+
+from autograder.classgrade import collect_submissions
+from autograder.classgrade.worker import KERNEL_START_FAILED, Job, grade_job
+from autograder.cli import _read_map, main
+from autograder.late import PerHourPenalty, course_config, parse_time, read_timestamp
+from autograder.lessons import REPO_ROOT
+
+LESSON = "01_devices"
+BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "penalty"),
+    [(0, None), (60, None), (301, 0.5), (3600 + 300, 0.5), (3600 + 301, 1.0)],
+)
+def test_per_hour_penalty_counts_started_hours_after_grace(seconds, penalty):
+    plugin = PerHourPenalty(points_per_hour=0.5, grace_minutes=5)
+    assert plugin.late_submission_penalty("s", 10.0, seconds) == penalty
+
+
+def test_penalty_never_exceeds_the_score():
+    plugin = PerHourPenalty(points_per_hour=4.0)
+    assert plugin.late_submission_penalty("s", 3.0, 10 * 3600) == 3.0
+
+
+def test_times_are_read_as_nbgrader_reads_them(tmp_path):
+    assert parse_time("2026-11-30 14:03:00.5 UTC") == datetime(
+        2026, 11, 30, 14, 3, 0, 500000
+    )
+    assert parse_time("2026-11-30T15:03:00+01:00") == datetime(2026, 11, 30, 14, 3)
+    assert parse_time("2026-11-30 14:03") == datetime(2026, 11, 30, 14, 3)
+    with pytest.raises(ValueError, match="not a date and time"):
+        parse_time("yesterday-ish")
+    assert read_timestamp(tmp_path) == ("", "")
+    (tmp_path / "timestamp.txt").write_text("garbage")
+    when, problem = read_timestamp(tmp_path)
+    assert when == "" and "counted on time" in problem
+
+
+def test_the_course_config_names_the_penalty_method(tmp_path):
+    assert course_config(None).LateSubmissionPlugin.penalty_method == "none"
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
+    )
+    config = course_config(tmp_path)
+    assert config.AssignLatePenalties.plugin_class == "autograder.late.PerHourPenalty"
+
+
+def test_intake_reads_timestamp_zip_date_and_map(tmp_path):
+    # nbgrader layout: timestamp.txt; one without a time counts as on time
+    for student, stamp in (("ann", "2026-11-30 10:00:00 UTC"), ("ben", None)):
+        folder = tmp_path / "submitted" / student / LESSON
+        folder.mkdir(parents=True)
+        shutil.copyfile(BLANK, folder / f"{LESSON}.ipynb")
+        if stamp:
+            (folder / "timestamp.txt").write_text(stamp)
+    found, _ = collect_submissions(tmp_path / "submitted", None, tmp_path / "w")
+    assert {s.student: s.submitted_at for s in found} == {
+        "ann": "2026-11-30T10:00:00",
+        "ben": "",
+    }
+    # a zip of loose files: the entry's date, unless --map gives a time
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name in ("cat", "dan"):
+            info = zipfile.ZipInfo(f"{name}_{LESSON}.ipynb", (2026, 11, 29, 8, 30, 0))
+            zf.writestr(info, BLANK.read_bytes())
+    times = {f"dan_{LESSON}.ipynb": "2026-11-30T09:15:00+01:00"}
+    found, _ = collect_submissions(archive, None, tmp_path / "w2", times=times)
+    assert {s.student: s.submitted_at for s in found} == {
+        "cat": "2026-11-29T08:30:00",
+        "dan": "2026-11-30T08:15:00",
+    }
+
+
+def test_map_csv_with_header_and_times(tmp_path):
+    path = tmp_path / "map.csv"
+    path.write_text(
+        "file,student,submitted_at\n"
+        "a.ipynb,ann,2026-11-30T10:00Z\n"
+        "b.ipynb,ben,\n"
+        "c.ipynb,cy\n"
+    )
+    names, times = _read_map(str(path))
+    assert names == {"a.ipynb": "ann", "b.ipynb": "ben", "c.ipynb": "cy"}
+    assert times == {"a.ipynb": "2026-11-30T10:00Z"}
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--gradebook", "g.db", "--due", "2026-12-01"], "--due needs --lesson"),
+        (["--lesson", LESSON, "--due", "2026-12-01"], "there is none here"),
+        (["--student", "zed", "--force"], "--force regrades everyone"),
+        (["--student", "zed"], "no submission from student 'zed' here (found: ann)"),
+        (["--question", "01-nope"], "the grade ids are: 01-describe-device"),
+    ],
+)
+def test_grade_option_errors_are_one_line(tmp_path, capsys, extra, message):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copyfile(BLANK, folder / f"ann_{LESSON}.ipynb")
+    code = main(["grade", str(folder), "--out", str(tmp_path / "o"), *extra])
+    err = capsys.readouterr().err
+    assert code != 0 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_kernel_that_dies_at_start_is_retried_cold(tmp_path, monkeypatch):
+    from autograder.classgrade import worker
+
+    calls = []
+
+    def autograde(job, jobdir):
+        calls.append(job.warm)
+        if len(calls) == 1:
+            return None, f"[ERROR] ... {KERNEL_START_FAILED}"
+        return None, "[ERROR] something else"
+
+    monkeypatch.setattr(worker, "_autograde", autograde)
+    template = tmp_path / "template"
+    template.mkdir()
+    job = Job(
+        student="ann",
+        lesson=LESSON,
+        path=str(BLANK),
+        digest="x",
+        template=str(template),
+        release=str(BLANK),
+        jobdir=str(tmp_path / "job"),
+        out=str(tmp_path / "out"),
+        timeout=10,
+        memory_mb=0,
+        threads=1,
+        warm=True,
+        confine=False,
+    )
+    result = grade_job(job)
+    assert calls == [True, False]
+    assert result.status == "error" and "something else" in result.message
