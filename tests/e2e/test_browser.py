@@ -4,8 +4,10 @@ Starts JupyterLab on loopback with the course's student (``make lab``) and
 instructor (``make instructor``) settings, then, in Debian's Chromium through
 Playwright: runs Day 01's student notebook and sees the first exercise raise
 NotImplementedError with its hint; runs the solution edition and sees every test
-cell pass; opens formgrader and sees the course's assignments. Screenshots of
-each step go to ``screenshots/`` (git-ignored).
+cell pass; opens formgrader and sees the course's assignments; grades that
+notebook with ``course grade`` and, in formgrader's Manual Grading, sees its
+autograde scores and enters a manual score that reaches the gradebook.
+Screenshots of each step go to ``screenshots/`` (git-ignored).
 """
 
 from __future__ import annotations
@@ -182,6 +184,20 @@ def _save(page) -> None:
     time.sleep(1.5)
 
 
+def _wait_for_manual_score(db: Path, student: str, score: float) -> None:
+    """Wait until formgrader has saved the manual score into the gradebook."""
+    from nbgrader.api import Gradebook
+
+    deadline = time.monotonic() + 30
+    while True:
+        with Gradebook(f"sqlite:///{db}") as gradebook:
+            grade = gradebook.find_grade("01-pick-device-test", LESSON, LESSON, student)
+            if grade.manual_score == score:
+                return
+        assert time.monotonic() < deadline, "formgrader did not save the score"
+        time.sleep(0.5)
+
+
 def test_student_solution_and_formgrader_in_chromium(browser, tmp_path):
     root = tmp_path / "course"
     shutil.copytree(REPO_ROOT / "notebooks" / LESSON, root / "student")
@@ -225,11 +241,37 @@ def test_student_solution_and_formgrader_in_chromium(browser, tmp_path):
     # of the course, so its gradebook is made there).
     course = tmp_path / "instructor"
     shutil.copytree(REPO_ROOT / "solutions", course / "solutions")
+    # ... with one submission graded by `course grade` into its gradebook.
+    handed_in = course / "submitted" / "alice" / LESSON / f"{LESSON}.ipynb"
+    handed_in.parent.mkdir(parents=True)
+    shutil.copyfile(solution, handed_in)
+    graded = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", str(course / "submitted")]
+        + ["--lesson", LESSON, "--out", str(tmp_path / "grading"), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert graded.returncode == 0, graded.stderr[-3000:]
     with jupyter_lab(course, "instructor", tmp_path) as (base, token):
         page.goto(f"{base}/formgrader/manage_assignments?token={token}")
         for lesson in lesson_names():
             page.get_by_text(lesson, exact=True).first.wait_for(timeout=60_000)
         _shot(page, "3-formgrader-assignments")
+        # formgrader's Manual Grading opens the autograded submission, shows
+        # each test cell's autograde score, and saves a manual score.
+        page.goto(f"{base}/formgrader/gradebook/{LESSON}/{LESSON}?token={token}")
+        page.get_by_text("Submission #1").first.click()
+        hidden = page.locator('input.score[id="01-pick-device-hidden-test"]')
+        hidden.wait_for(timeout=60_000)
+        assert hidden.get_attribute("placeholder") == "2"
+        manual = page.locator('input.score[id="01-pick-device-test"]')
+        manual.scroll_into_view_if_needed()
+        manual.fill("0.5")
+        manual.press("Tab")
+        _wait_for_manual_score(course / "gradebook.db", "alice", 0.5)
+        hidden.scroll_into_view_if_needed()
+        _shot(page, "5-formgrader-manual-grading")
         # the instructor's lab has formgrader in its menu and the
         # create-assignment panel on a notebook
         write_notebook(source_to_notebook(find_lesson(LESSON)), course / "draft.ipynb")
@@ -249,5 +291,6 @@ def test_student_solution_and_formgrader_in_chromium(browser, tmp_path):
         "2-solution-notebook-all-tests-pass",
         "3-formgrader-assignments",
         "4-instructor-lab-create-assignment",
+        "5-formgrader-manual-grading",
     ):
         assert (SHOTS / f"{name}.png").stat().st_size > 10_000, name
