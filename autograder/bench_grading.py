@@ -8,7 +8,8 @@ mistakes, and copies of the reference up to ``--per-lesson``), then times
    assignment, sequential, with nbgrader's default preprocessors (its own
    ``Execute``, cold kernels) and the same per-cell timeout, as an instructor
    without this course's grader would run it;
-2. ``course grade`` with one worker per core (the reference results computed
+2. ``course grade`` with one worker per core, writing every result into a
+   course gradebook as formgrader reads it (the reference results computed
    beforehand: they are made once per machine, not per class);
 3. simply executing each notebook once in a fresh kernel (nbclient, no
    grading);
@@ -244,6 +245,7 @@ def main(argv=None) -> int:
             out_dir=tmp / "ours",
             jobs=args.jobs,
             progress=False,
+            gradebook=tmp / "ours-course" / "gradebook.db",
         )
         ours = time.perf_counter() - start
         print(
