@@ -1,17 +1,7 @@
 """A CPU stand-in for CuPy, so device-array rules can be practised and graded anywhere.
 
-Real CuPy arrays live in GPU memory, and CuPy enforces three rules that NumPy code
-breaks easily:
-
-1. no *implicit* conversion to NumPy: ``numpy.asarray(gpu_array)`` raises
-   ``TypeError``; you must ask for the copy with ``.get()`` or ``cupy.asnumpy``;
-   a device array is not a ``numpy.ndarray``;
-2. no mixing: ``gpu_array + numpy_array`` raises ``TypeError``;
-3. NumPy functions called on device arrays (``numpy.mean(gpu_array)``) are
-   dispatched to CuPy and return device arrays.
-
-:data:`fake_cupy` behaves like the ``cupy`` module with the same rules, on NumPy
-data: its arrays are :class:`DeviceArray` objects. Code that passes with
+:data:`fake_cupy` behaves like the ``cupy`` module on NumPy data: its arrays are
+:class:`DeviceArray` objects that live on a simulated GPU. Code that passes with
 ``fake_cupy`` keeps its results on the device and makes its transfers explicit,
 which is what it needs to run on a real GPU. It computes nothing faster.
 
@@ -19,6 +9,35 @@ which is what it needs to run on a real GPU. It computes nothing faster.
 
     X = xp.asarray(numpy_array)        # "host to device"
     result = (X - X.mean(axis=0)).get()  # "device to host", counted by SyncCounter
+
+The rules, each as CuPy has it (``d``: a device array; every row is tested in
+``tests/course/test_fakecupy.py``):
+
+| # | code                                  | fake_cupy, as CuPy              | CuPy |
+|---|---------------------------------------|---------------------------------|------|
+| 1 | ``numpy.asarray(d)``, ``numpy.array(d)`` | ``TypeError``: implicit  | [a] |
+| 2 | ``d + host_array``, any ndim, 0-d too | ``TypeError``: unsupported type | [b] |
+| 3 | ``d + 2.0``, ``d * numpy.float32(2)`` | fine: scalars go by value       | [c] |
+| 4 | ``numpy.mean(d)``, ``numpy.exp(d)``   | dispatched: a device array      | [d] |
+| 5 | ``d.sum()``, ``d.mean()``             | a 0-d device array, no number   | [e] |
+| 6 | ``xp.asarray([d0, d1])``              | joined on the device, no copy   | [f] |
+| 7 | ``xp.asarray([d0, 1.0])``             | ``TypeError``: implicit         | [g] |
+| 8 | ``.get()``, ``.item()``, ``print(d)`` | a counted copy to the host      | [h] |
+
+- [a] ``ndarray.__array__`` raises (``cupy/_core/core.pyx``).
+- [b] ``_preprocess_arg`` accepts device arrays and scalars only; a NumPy array
+  of any shape gets ``TypeError('Unsupported type ...')``
+  (``cupy/_core/_kernel.pyx``).
+- [c] ``_scalar.scalar_to_numpy_scalar`` takes Python and NumPy scalars
+  (``cupy/_core/_scalar.pyx``).
+- [d] ``ndarray.__array_ufunc__`` and ``__array_function__`` (``core.pyx``).
+- [e] reductions return ``ndarray`` (``cupy/_core/_reduction.pyx``).
+- [f] ``_array_from_nested_cupy_sequence`` (``core.pyx``).
+- [g] mixed element types fall back to ``numpy.array(obj)``, which calls
+  ``__array__`` (rule 1; ``core.pyx``).
+- [h] explicit device-to-host copies, each a wait for the GPU (``core.pyx``);
+  also ``asnumpy``, ``.tolist()``, ``float``, ``int`` and ``bool``, all counted
+  by ``SyncCounter``.
 """
 
 from __future__ import annotations
@@ -51,9 +70,7 @@ def _unwrap(value: Any) -> Any:
     if isinstance(value, DeviceArray):
         return value._data
     if isinstance(value, np.ndarray):
-        if value.ndim == 0:
-            return value
-        raise _mixing_error(value)
+        raise _mixing_error(value)  # 0-d too: CuPy takes scalars, not arrays
     if isinstance(value, (list, tuple)):
         return type(value)(_unwrap(v) for v in value)
     if isinstance(value, dict):
@@ -212,10 +229,34 @@ class _Object:
         return _wrap_callable(value) if callable(value) else value
 
 
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
+
+
+def _device_sequence(value: Any) -> Any:
+    """A nested list of device arrays as nested lists of their data."""
+    if isinstance(value, (list, tuple)):
+        return [_device_sequence(item) for item in value]
+    return value._data
+
+
 def _asarray(a: Any, dtype: Any = None) -> DeviceArray:
-    """Copy host data to the (simulated) device: the explicit host-to-device path."""
+    """Copy host data to the (simulated) device: the explicit host-to-device path.
+
+    A (nested) sequence of device arrays is joined on the device, as CuPy does; a
+    sequence mixing device arrays with host values is an implicit conversion.
+    """
     if isinstance(a, DeviceArray):
         return a if dtype is None else a.astype(dtype)
+    if isinstance(a, (list, tuple)):
+        leaves = _leaves(a)
+        on_device = [isinstance(leaf, DeviceArray) for leaf in leaves]
+        if any(on_device):
+            if not all(on_device):
+                raise TypeError(_IMPLICIT)
+            return DeviceArray(np.array(_device_sequence(a), dtype=dtype))
     return DeviceArray(np.array(a, dtype=dtype, copy=True))
 
 

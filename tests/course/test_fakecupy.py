@@ -83,3 +83,65 @@ def test_transfers_back_to_the_host_are_counted(X):
         "DeviceArray.__str__": 1,
         "DeviceArray.__bool__": 1,
     }
+
+
+# One test per row of the rules table in course.fakecupy's docstring.
+
+
+def test_rule_implicit_conversion_raises(X):
+    for convert in (np.asarray, np.array):
+        with pytest.raises(TypeError, match="Implicit conversion"):
+            convert(X)
+
+
+@pytest.mark.parametrize(
+    "host", [np.ones(3), np.array(2.0), np.ones((1, 1))], ids=["1-d", "0-d", "2-d"]
+)
+def test_rule_a_host_array_of_any_ndim_cannot_meet_a_device_array(X, host):
+    with pytest.raises(TypeError, match="Unsupported type"):
+        X + host
+    with pytest.raises(TypeError, match="Unsupported type"):
+        host * X
+
+
+def test_rule_scalars_pass_by_value(X):
+    for scalar in (2.0, 2, np.float32(2.0), np.int64(2), True):
+        assert isinstance(X + scalar, DeviceArray)
+
+
+def test_rule_numpy_functions_dispatch_to_the_device(X):
+    assert isinstance(np.mean(X), DeviceArray)
+    assert isinstance(np.exp(X), DeviceArray)
+
+
+def test_rule_reductions_give_0d_device_arrays(X):
+    for total in (X.sum(), X.mean(), X.max()):
+        assert isinstance(total, DeviceArray) and total.shape == ()
+
+
+def test_rule_a_list_of_device_arrays_stays_on_the_device(X):
+    with SyncCounter() as syncs:
+        joined = fake_cupy.asarray([X.sum(), X.mean(), X[0, 0]])
+        nested = fake_cupy.asarray([[X[0, 0], X[0, 1]], [X[1, 0], X[1, 1]]])
+    assert syncs.count == 0
+    assert isinstance(joined, DeviceArray) and joined.shape == (3,)
+    np.testing.assert_allclose(joined.get(), [66.0, 5.5, 0.0])
+    assert nested.shape == (2, 2)
+
+
+def test_rule_device_and_host_values_mixed_in_a_list_raise(X):
+    with pytest.raises(TypeError, match="Implicit conversion"):
+        fake_cupy.asarray([X.sum(), 1.0])
+
+
+def test_rule_every_explicit_copy_back_is_counted(X):
+    with SyncCounter() as syncs:
+        X.get()
+        fake_cupy.asnumpy(X)
+        X.sum().item()
+        X.tolist()
+        float(X.sum())
+        int(X.sum())
+        bool(X.sum())
+        str(X)
+    assert syncs.count == 8
