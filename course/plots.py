@@ -1,8 +1,14 @@
 """Plots the lessons draw: loss curves, timing bars, CPU-vs-GPU crossover curves.
 
 Each function returns the matplotlib ``Axes`` it drew on (pass ``ax=`` to draw
-into a figure of your own) and never calls ``plt.show()``: notebooks show
-figures by themselves, and scripts on a headless GPU box just save them.
+into a figure of your own) and never calls ``plt.show()``: :func:`show` does,
+in a notebook, and saves the figure in a script on a headless GPU box.
+
+Every figure has alt text: :func:`describe_figure` writes it from what is drawn
+(title, axes, scales, each curve's last value, each bar's height), and
+:func:`show` attaches it (the image's ``alt`` in a notebook, the PNG's
+``Description`` in a file). Figures are drawn on an opaque white background, so
+they read the same on light and dark notebook themes.
 """
 
 from __future__ import annotations
@@ -18,6 +24,15 @@ import numpy as np
 
 from course.backend import _as_numpy
 from course.timing import TimingResult
+
+# An opaque background: a transparent figure's black text vanishes on a dark theme.
+plt.rcParams.update(
+    {
+        "figure.facecolor": "white",
+        "savefig.facecolor": "white",
+        "savefig.transparent": False,
+    }
+)
 
 
 def _axes(ax: Any, figsize: tuple[float, float] = (6.4, 4.0)) -> Any:
@@ -61,22 +76,32 @@ def plot_timings(
     results: Mapping[str, TimingResult | float],
     *,
     ax: Any = None,
-    title: str = "Time per call (median, bars show the IQR)",
+    title: str = "Time per call (median; whiskers: first and third quartiles)",
+    log_y: bool = False,
+    unit: str = "ms",
 ) -> Any:
-    """Draw a bar per measurement, in milliseconds, with its spread as an error bar."""
+    """Draw a bar per measurement at its median, with whiskers from the first to
+    the third quartile (none for a plain number). ``log_y`` for values that span
+    orders of magnitude."""
+    scale = {"s": 1.0, "ms": 1e3, "us": 1e6}[unit]
     ax = _axes(ax)
     labels = list(results)
-    medians, spreads = [], []
+    medians, low, high = [], [], []
     for value in results.values():
         if isinstance(value, TimingResult):
-            medians.append(value.median * 1e3)
-            spreads.append(value.spread * 1e3)
+            q1, q3 = value.quartiles
+            medians.append(value.median * scale)
+            low.append(max(0.0, value.median - q1) * scale)
+            high.append(max(0.0, q3 - value.median) * scale)
         else:
-            medians.append(float(value) * 1e3)
-            spreads.append(0.0)
-    bars = ax.bar(labels, medians, yerr=spreads, capsize=4, color="tab:blue")
+            medians.append(float(value) * scale)
+            low.append(0.0)
+            high.append(0.0)
+    bars = ax.bar(labels, medians, yerr=[low, high], capsize=4, color="tab:blue")
     ax.bar_label(bars, labels=[f"{m:.3g}" for m in medians], padding=2)
-    ax.set_ylabel("time (ms)")
+    ax.set_ylabel(f"time ({'µs' if unit == 'us' else unit})")
+    if log_y:
+        ax.set_yscale("log")
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     return ax
@@ -132,21 +157,72 @@ def in_notebook() -> bool:
     return ip is not None and ip.__class__.__name__ == "ZMQInteractiveShell"
 
 
-def show(name: str) -> Path | None:
+def _number(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def describe_figure(fig: Any = None) -> str:
+    """Alt text for a figure: what a reader who cannot see it needs to know."""
+    fig = fig if fig is not None else plt.gcf()
+    parts = []
+    for ax in fig.get_axes():
+        what = [ax.get_title() or "a plot"]
+        xlabel, ylabel = ax.get_xlabel(), ax.get_ylabel()
+        scales = [
+            n for n, s in (("x", ax.get_xscale()), ("y", ax.get_yscale())) if s == "log"
+        ]
+        bars = [p for p in ax.patches if hasattr(p, "get_height")]
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        if bars and len(labels) >= len(bars):
+            heights = ", ".join(
+                f"{label.replace(chr(10), ' ')} {_number(bar.get_height())}"
+                for label, bar in zip(labels, bars)
+            )
+            what.append(f"bar chart of {ylabel or 'values'}: {heights}")
+        lines = [line for line in ax.get_lines() if len(line.get_xdata()) > 1]
+        if lines:
+            ends = []
+            for line in lines:
+                label = line.get_label()
+                y = np.asarray(line.get_ydata(), dtype=float)
+                name = "" if label.startswith("_") else f"{label}: "
+                ends.append(f"{name}{_number(y[0])} to {_number(y[-1])}")
+            what.append(
+                f"{len(lines)} curve(s) of {ylabel or 'y'} against {xlabel or 'x'}, "
+                + "; ".join(ends)
+            )
+        if scales:
+            what.append(f"log scale on {' and '.join(scales)}")
+        parts.append(". ".join(what))
+    return ". ".join(parts) + "." if parts else "An empty figure."
+
+
+def show(name: str, alt: str | None = None) -> Path | None:
     """Show the current figure in a notebook; in a script, save it and close it.
 
-    Scripts (a GPU box runs lessons as plain ``.py`` files) save the figure as
-    ``<name>.png`` under ``$COURSE_FIGURES`` when that variable is set, and
-    return the path; otherwise the figure is just closed.
+    ``alt`` is the figure's alt text (default: :func:`describe_figure`). In a
+    notebook the figure is displayed as a PNG with that ``alt``; scripts (a GPU
+    box runs lessons as plain ``.py`` files) save ``<name>.png`` under
+    ``$COURSE_FIGURES`` when that variable is set, with the alt text as the
+    PNG's ``Description``, and return the path; otherwise the figure is closed.
     """
+    fig = plt.gcf()
+    alt = alt or describe_figure(fig)
     if in_notebook():
-        plt.show()
+        import io
+
+        from IPython.display import Image, display
+
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=100)
+        plt.close(fig)
+        display(Image(data=buffer.getvalue(), format="png", metadata={"alt": alt}))
         return None
     folder = os.environ.get("COURSE_FIGURES")
     path = None
     if folder:
         path = Path(folder) / f"{name}.png"
         path.parent.mkdir(parents=True, exist_ok=True)
-        plt.savefig(path, dpi=100)
+        plt.savefig(path, dpi=100, metadata={"Description": alt})
     plt.close("all")
     return path

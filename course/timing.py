@@ -67,11 +67,18 @@ class TimingResult:
         return statistics.median(self.times)
 
     @property
+    def quartiles(self) -> tuple[float, float]:
+        """First and third quartiles of one call's time, in seconds (both the
+        one time for a single run)."""
+        if len(self.times) < 2:
+            return self.times[0], self.times[0]
+        q1, _, q3 = statistics.quantiles(self.times, n=4, method="inclusive")
+        return q1, q3
+
+    @property
     def spread(self) -> float:
         """Interquartile range of one call's time, in seconds (0 for < 2 runs)."""
-        if len(self.times) < 2:
-            return 0.0
-        q1, _, q3 = statistics.quantiles(self.times, n=4, method="inclusive")
+        q1, q3 = self.quartiles
         return q3 - q1
 
     @property

@@ -62,3 +62,27 @@ def test_show_without_folder_just_closes(monkeypatch):
     plots.plot_loss([1.0])
     assert plots.show("x") is None
     assert plt.get_fignums() == []
+
+
+def test_every_figure_gets_alt_text_from_what_is_drawn():
+    plots.plot_timings({"loop": 0.5, "whole array": 0.005}, log_y=True, title="T")
+    alt = plots.describe_figure()
+    assert alt.startswith("T. bar chart of time (ms): loop 500, whole array 5")
+    assert "log scale on y" in alt
+    plt.close("all")
+    plots.plot_loss({"lr=0.1": [4.0, 1.0], "lr=1": [4.0, 9.0]}, title="L")
+    alt = plots.describe_figure()
+    assert "2 curve(s) of loss against epoch, lr=0.1: 4 to 1; lr=1: 4 to 9" in alt
+
+
+def test_saved_figures_carry_their_alt_text_on_a_white_background(
+    tmp_path, monkeypatch
+):
+    from PIL import Image
+
+    monkeypatch.setenv("COURSE_FIGURES", str(tmp_path))
+    plots.plot_loss([1.0, 0.5], title="Loss")
+    path = plots.show("loss", alt="A loss curve going from 1 to 0.5.")
+    image = Image.open(path)
+    assert image.text["Description"] == "A loss curve going from 1 to 0.5."
+    assert image.convert("RGBA").getpixel((0, 0)) == (255, 255, 255, 255)
