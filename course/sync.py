@@ -93,8 +93,11 @@ class SyncCounter:
     Attributes:
         events: every counted call, in order, as :class:`SyncEvent`.
         count: how many were counted.
-        unpatched: operations that could not be watched here (CuPy's compiled
-            ``ndarray`` refuses new methods, so only ``cupy.asnumpy`` is seen).
+        unpatched: operations that could not be watched here. CuPy 13 and later
+            define ``cupy.ndarray`` as a Python subclass of a compiled base, so
+            its methods are wrapped like torch's; an older CuPy whose compiled
+            ``ndarray`` refuses new attributes lists them here, and then only
+            ``cupy.asnumpy`` is seen.
     """
 
     _active_lock = threading.Lock()
@@ -149,7 +152,7 @@ class SyncCounter:
         try:
             setattr(owner, name, self._wrap(op, original))
         except (TypeError, AttributeError):
-            # Compiled types (cupy.ndarray) refuse new attributes.
+            # A compiled type refuses new attributes (cupy.ndarray before 13).
             self.unpatched.append(op)
             return
         self._patches.append((owner, name, original, had_own))

@@ -1,0 +1,84 @@
+"""course.gpumodel: the cost model on hand-computed cases, and what a trace counts."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from course import gpumodel
+from course.gpumodel import GPUSpec, Trace
+
+#: A toy GPU with round numbers: 1 TFLOP/s, 100 GB/s, 10 GB/s over PCIe,
+#: 10 µs per launch, 5 µs per sync, 20 µs per copy.
+TOY = GPUSpec(
+    "toy",
+    memory_gbps=100.0,
+    fp32_tflops=1.0,
+    fp64_tflops=0.5,
+    pcie_gbps=10.0,
+    launch_us=10.0,
+    sync_us=5.0,
+    copy_latency_us=20.0,
+)
+
+
+def test_tiny_ops_are_launch_bound():
+    run = Trace()
+    for _ in range(3):
+        run.op("add", flops=1e3, nbytes=1e3)  # 1 ns compute, 10 ns memory
+    est = gpumodel.estimate(run, TOY)
+    # the host queues at 10, 20, 30 µs; each op ends 10 ns after its launch
+    assert est.seconds == pytest.approx(30e-6 + 10e-9)
+    assert est.launches == 3 and est.syncs == 0
+
+
+def test_big_ops_are_device_bound_and_a_sync_drains_the_queue():
+    run = Trace()
+    run.op("mm", flops=1e9, nbytes=1e6)  # 1 ms of compute (memory: 10 µs)
+    run.op("mm", flops=1e9, nbytes=1e6, dtype=torch.float64)  # 2 ms in FP64
+    run.sync()
+    est = gpumodel.estimate(run, TOY)
+    # device: starts at 10 µs, busy 1 ms, then 2 ms; the sync waits, then 5 µs
+    assert est.seconds == pytest.approx(10e-6 + 1e-3 + 2e-3 + 5e-6)
+    assert est.device_busy_seconds == pytest.approx(3e-3)
+
+
+def test_a_copy_waits_then_crosses_the_bus():
+    run = Trace()
+    run.op("add", flops=0, nbytes=1e5)  # 1 µs on the device
+    run.copy("d2h", 1e6)  # 100 µs over PCIe
+    est = gpumodel.estimate(run, TOY)
+    assert est.seconds == pytest.approx(10e-6 + 1e-6 + 5e-6 + 20e-6 + 100e-6)
+    assert est.syncs == 1
+    with pytest.raises(ValueError, match="direction"):
+        run.copy("sideways", 1)
+
+
+def test_repeat_multiplies_a_trace():
+    run = Trace()
+    run.op("add", flops=0, nbytes=0)
+    assert gpumodel.estimate(run, TOY, repeat=1000).seconds == pytest.approx(1e-2)
+
+
+def test_trace_counts_launches_not_views_and_reads_as_copies():
+    x = torch.ones(4, 3)
+    w = torch.ones(3, 2)
+
+    def step():
+        y = (x @ w).relu()
+        z = y.view(-1).t() if y.dim() == 1 else y.view(-1)  # views: no kernel
+        return z.sum().item()  # a copy back and a wait
+
+    run = gpumodel.trace(step)
+    assert run.by_op() == {"mm": 1, "relu": 1, "sum": 1}
+    assert run.launches == 3 and run.syncs == 1
+    # the matrix product's FLOPs come from torch's formula: 2 * 4 * 3 * 2
+    assert run.events[0].flops == 48
+    assert run.events[-1].kind == "d2h"
+
+
+def test_every_modelled_gpu_names_its_sources():
+    for spec in gpumodel.GPUS.values():
+        assert spec.source.startswith("spec:")
+    est = gpumodel.estimate(Trace(), gpumodel.GPUS["t4"])
+    assert "modelled" in est.label and "not measured" in est.label
