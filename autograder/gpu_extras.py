@@ -20,6 +20,9 @@ was skipped (the seed loops still time their NumPy side).
                   for each pattern, what each of them counts.
 ``timer_check``   ``course.timing.benchmark`` against CUDA events and
                   ``cupyx.profiler.benchmark`` on the same work.
+
+After them, :func:`model_check` compares the cost model (``course.gpumodel``)
+with the two seed loops as measured, and writes the error per experiment.
 """
 
 from __future__ import annotations
@@ -139,54 +142,64 @@ def seed_copies(full: bool = True) -> dict[str, Any]:
 # seed 004: the Iris loop as published.
 
 
-def seed_iris(full: bool = True) -> dict[str, Any]:
+IRIS_VARIANTS = (("item_every_200", 200), ("item_every_epoch", 1), ("never_read", None))
+"""Seed 004's loop as published (``.item()`` every 200 epochs), and two others."""
+
+
+def _iris_setup(device: Any) -> tuple[Any, ...]:
+    """Seed 004's data, model, loss and optimiser on ``device``."""
     import torch
     from sklearn.datasets import load_iris
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import MinMaxScaler
     from torch import nn
 
-    from course.timing import synchronize
-
     iris = load_iris()
     X_train, _, y_train, _ = train_test_split(
         iris.data, iris.target, test_size=0.2, random_state=42
     )
     X_train = MinMaxScaler().fit_transform(X_train)
+    X = torch.FloatTensor(X_train).to(device)
+    y = torch.LongTensor(y_train).to(device)
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3)).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    return X, y, model, nn.CrossEntropyLoss(), optimizer
+
+
+def _iris_epochs(setup: tuple[Any, ...], epochs: int, every: int | None) -> Any:
+    """``epochs`` of seed 004's loop, reading the loss every ``every`` epochs."""
+    X, y, model, criterion, optimizer = setup
+    losses = []
+    loss = None
+    for epoch in range(epochs):
+        outputs = model(X)
+        loss = criterion(outputs, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if every is not None and (epoch + 1) % every == 0:
+            losses.append(loss.item())
+    return loss
+
+
+def seed_iris(full: bool = True) -> dict[str, Any]:
+    import torch
+
+    from course.timing import synchronize
+
     epochs = 20_000 if full else 200
     rows = []
     devices = [torch.device("cpu")]
     if _cuda() is not None:
         devices.append(_cuda())
     for device in devices:
-        X = torch.FloatTensor(X_train).to(device)
-        y = torch.LongTensor(y_train).to(device)
-        for variant, every in (
-            ("item_every_200", 200),
-            ("item_every_epoch", 1),
-            ("never_read", None),
-        ):
-            torch.manual_seed(0)
-            model = nn.Sequential(nn.Linear(4, 10), nn.ReLU(), nn.Linear(10, 3))
-            model = model.to(device)
-            criterion = nn.CrossEntropyLoss()
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-            for _ in range(50):  # warm-up: kernels loaded, allocator primed
-                loss = criterion(model(X), y)
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
+        for variant, every in IRIS_VARIANTS:
+            setup = _iris_setup(device)
+            _iris_epochs(setup, 50, None)  # warm-up: kernels loaded, allocator primed
             synchronize(device)
-            losses = []
             start = time.perf_counter()
-            for epoch in range(epochs):
-                outputs = model(X)
-                loss = criterion(outputs, y)
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                if every is not None and (epoch + 1) % every == 0:
-                    losses.append(loss.item())
+            loss = _iris_epochs(setup, epochs, every)
             unsynced = time.perf_counter() - start
             synchronize(device)
             synced = time.perf_counter() - start
@@ -209,6 +222,75 @@ def seed_iris(full: bool = True) -> dict[str, Any]:
             "synced": False,
         },
     }
+
+
+# The cost model against what was measured.
+
+
+def _spec_for(gpu_name: str | None) -> tuple[str, Any] | tuple[None, None]:
+    from course.gpumodel import GPUS
+
+    name = (gpu_name or "").lower()
+    for key, words in (
+        ("h200", ("h200",)),
+        ("h100", ("h100",)),
+        ("a100", ("a100",)),
+        ("t4", (" t4", "tesla t4")),
+        ("rtx3050-laptop", ("3050",)),
+    ):
+        if any(word in f" {name}" for word in words):
+            return key, GPUS[key]
+    return None, None
+
+
+def model_check(extras: dict[str, Any], gpu_name: str | None) -> dict[str, Any]:
+    """The cost model (:mod:`course.gpumodel`) against this run's measurements.
+
+    For each GPU loop of ``seed_copies`` and ``seed_iris``, the model's estimate
+    on the lent GPU's spec, from a trace made on the CPU, and its error
+    (modelled / measured - 1). Needs no GPU: it also checks a recorded run.
+    """
+    import torch
+
+    from course import gpumodel
+
+    key, spec = _spec_for(gpu_name)
+    if spec is None:
+        return {"status": f"no spec for {gpu_name!r} in course.gpumodel.GPUS"}
+    rows = []
+    for r in extras.get("seed_copies", {}).get("rows", []):
+        if r["variant"] == "numpy":
+            continue
+        copies = r["variant"] == "cupy_copies_every_epoch"
+        trace = gpumodel.mlp_epoch(r["n"], r["features"], r["hidden"], copies)
+        modelled = gpumodel.estimate(trace, spec).seconds
+        rows.append(
+            {
+                "experiment": "seed_copies",
+                "variant": f"{r['variant']}, n={r['n']}, hidden={r['hidden']}",
+                "measured_s": r["per_epoch_s"],
+                "modelled_s": modelled,
+                "error": modelled / r["per_epoch_s"] - 1,
+            }
+        )
+    stretch = 200
+    for r in extras.get("seed_iris", {}).get("rows", []):
+        if r["device"] == "cpu":
+            continue
+        every = dict(IRIS_VARIANTS)[r["variant"]]
+        setup = _iris_setup(torch.device("cpu"))
+        trace = gpumodel.trace(lambda s=setup, e=every: _iris_epochs(s, stretch, e))
+        modelled = gpumodel.estimate(trace, spec, repeat=r["epochs"] // stretch)
+        rows.append(
+            {
+                "experiment": "seed_iris",
+                "variant": r["variant"],
+                "measured_s": r["seconds"],
+                "modelled_s": modelled.seconds,
+                "error": modelled.seconds / r["seconds"] - 1,
+            }
+        )
+    return {"status": "ok", "gpu": gpu_name, "spec": key, "rows": rows}
 
 
 # Precision: float64 against float32.
@@ -395,4 +477,16 @@ def run_extras(full: bool = True, log: Callable[[str], None] = print) -> dict[st
             + (" (ERROR)" if "error" in out[name] else "")
         )
         _free_gpu_memory()
+    try:
+        gpu = _cuda()
+        import torch
+
+        name = torch.cuda.get_device_name(gpu) if gpu is not None else None
+        out["model_check"] = (
+            model_check(out, name)
+            if name
+            else {"status": "no GPU: nothing measured to compare the model with"}
+        )
+    except Exception:  # noqa: BLE001 - the measurements above are kept
+        out["model_check"] = {"error": traceback.format_exc()[-3000:]}
     return out
