@@ -76,15 +76,18 @@ print(loop_time)
 print(vector_time)
 print(f"Whole-array code is {loop_time.median / vector_time.median:.0f}x faster "
       f"on {n:,} elements, measured just now on this machine.")
-plot_timings({"Python loop": loop_time, "NumPy": vector_time})
+plot_timings({"Python loop": loop_time, "NumPy": vector_time}, log_y=True,
+             title=f"{n:,} elements, log scale (median; whiskers: quartiles)")
 show("01_loop_vs_vector")
 
 # %% [markdown]
 # ## 2. How PyTorch sees the hardware
 #
 # PyTorch names every place a tensor can live with a `torch.device`: `"cpu"`,
-# `"cuda"` (NVIDIA GPUs, numbered `cuda:0`, `cuda:1`, ...) or `"mps"` (Apple
-# silicon). Asking is cheap and never fails, even without a GPU:
+# `"cuda"` (NVIDIA GPUs, numbered `cuda:0`, `cuda:1`, ...; plain `"cuda"` means
+# the *current* CUDA device, GPU 0 unless `torch.cuda.set_device` changed it) or
+# `"mps"` (Apple silicon). These questions are cheap and never fail, even without
+# a GPU:
 
 # %%
 print("CUDA available:", torch.cuda.is_available())
@@ -97,9 +100,10 @@ print(f"A device object: {gpu0!r}, type={gpu0.type!r}, index={gpu0.index}")
 print("Creating a device object does not need the device:", torch.device("cuda"))
 
 # %% [markdown]
-# CuPy, the GPU twin of NumPy used from Day 05, only speaks CUDA. It can be
-# *installed* on a machine without a GPU (the import works) and still be unable to
-# run anything, so the course tries it for real:
+# CuPy, the GPU twin of NumPy used from Day 05, runs on NVIDIA GPUs through CUDA,
+# and on AMD GPUs through its separate ROCm builds; not on Apple silicon. It can
+# be *installed* on a machine without a GPU (the import works) and still be unable
+# to run anything, so the course tries it for real:
 
 # %%
 status = cupy_status()
@@ -199,7 +203,8 @@ submit(_got)
 # half-precision matrix units) it has. `torch.cuda.get_device_properties(i)` returns
 # an object with `.name`, `.total_memory` (bytes), `.major`, `.minor` and
 # `.multi_processor_count` (the number of streaming multiprocessors, each a group
-# of simple cores).
+# of simple cores). Unlike the questions above, it needs a CUDA device: without
+# one it raises, so ask only for a `"cuda"` device.
 #
 # ### Task 1.2 - `describe_device`
 
@@ -213,7 +218,8 @@ def describe_device(device):
 
     Args:
         device: a torch.device or a string such as "cpu", "cuda", "cuda:1", "mps".
-            "cuda" without an index means GPU 0.
+            "cuda" without an index means the current CUDA device
+            (torch.cuda.current_device(), GPU 0 unless changed).
 
     Returns:
         dict with
@@ -233,7 +239,10 @@ def describe_device(device):
     info = dict.fromkeys(DESCRIPTION_KEYS)
     info["type"] = device.type
     if device.type == "cuda":
-        props = torch.cuda.get_device_properties(device.index or 0)
+        index = device.index
+        if index is None:
+            index = torch.cuda.current_device()
+        props = torch.cuda.get_device_properties(index)
         info["name"] = props.name
         info["total_memory_gb"] = round(props.total_memory / 1024**3, 1)
         info["compute_capability"] = f"{props.major}.{props.minor}"
@@ -299,7 +308,9 @@ def gpu_memory_report(device):
     """Report a device's memory in GiB, as a dict with the keys in REPORT_KEYS.
 
     Args:
-        device: a torch.device or string; "cuda" without an index means GPU 0.
+        device: a torch.device or string; "cuda" without an index means the
+            current CUDA device (torch.cuda.current_device(), GPU 0 unless
+            changed).
 
     Returns:
         dict with
@@ -319,7 +330,9 @@ def gpu_memory_report(device):
     if device.type != "cuda":
         report["device"] = device.type
         return report
-    index = device.index or 0
+    index = device.index
+    if index is None:
+        index = torch.cuda.current_device()
     free, total = torch.cuda.mem_get_info(index)
     report["device"] = f"cuda:{index}"
     report["total_gb"] = round(total / 1024**3, 2)
@@ -343,7 +356,8 @@ with simulate_hardware(gpus=[FakeGPU(total_memory=80 * GIB, free_memory=60 * GIB
     report = gpu_memory_report("cuda")
 check_keys(report, REPORT_KEYS, 'gpu_memory_report("cuda")')
 check_equal(report["device"], "cuda:0", 'report["device"]')
-check_close(report["used_gb"], 20.0, name='report["used_gb"]')
+check_close(report["used_gb"], 20.0, rtol=0, atol=0.0101,
+            name='report["used_gb"] (to 0.01)')
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "01-memory-report-hidden-test", "points": 2}
@@ -443,7 +457,7 @@ submit(_got)
 #
 # Everything comes together: pick a device, put data there, compute, and time it
 # honestly (the timer synchronises the GPU; Day 03 shows what happens otherwise).
-# On a laptop both rows are the CPU; on a GPU box the second is the GPU.
+# Without a GPU there is one row, the CPU; on a GPU box a second row shows the GPU.
 
 # %%
 size = 512
@@ -477,8 +491,9 @@ print(f"(report took {time.perf_counter() - start:.2f} s)")
 #
 # - A GPU wins by doing the same simple operation on many elements at once; whole-
 #   array code is the first step toward it, even on a CPU.
-# - `torch.cuda.is_available()`, `torch.device` and `torch.cuda.get_device_properties`
-#   tell you what hardware there is; none of them fails without a GPU.
+# - `torch.cuda.is_available()`, `torch.cuda.device_count()` and `torch.device` tell
+#   you what hardware there is and never fail without a GPU;
+#   `torch.cuda.get_device_properties` describes a CUDA device and raises without one.
 # - `pick_device` with a fallback makes one notebook run on a laptop, Colab and a
 #   GPU box.
 # - Free memory, not total memory, limits how large a problem fits.

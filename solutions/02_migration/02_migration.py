@@ -8,8 +8,9 @@
 #
 # **Learning objectives.** By the end of this notebook you can
 #
-# - explain why `tensor.to(device)` returns a *new* tensor while `model.to(device)`
-#   moves the model's parameters and buffers *in place*;
+# - explain why `tensor.to(device)` returns a tensor you must keep (a new one when
+#   it moves) while `model.to(device)` moves the model's parameters and buffers
+#   *in place*;
 # - move arbitrarily nested batches (tuples, lists, dicts of tensors) in one call;
 # - read a device-mismatch error and turn it into a fix;
 # - train the Iris MLP on whatever device is present and report its accuracy;
@@ -32,6 +33,7 @@ from course.checks import check_device, check_equal, check_type
 from course.data import iris
 from course.devices import pick_device
 from course.plots import plot_loss, show
+from course.recorded import describe_recorded, load_recorded, recorded_rows
 from course.timing import benchmark
 
 device = pick_device()
@@ -303,6 +305,17 @@ check_equal(tuple(hist.shape), (300,), "losses.shape")
 check_device(hist, device.type, "losses")
 acc = accuracy(m, X_test, y_test)
 assert acc >= 0.9, f"test accuracy {acc:.1%} is below 90%: check the training loop"
+# On the meta device (no GPU needed) a tensor left on the CPU raises at once; each
+# input is given on the CPU in turn, so the message can name the one not moved.
+for name, X_given, y_given in (("y_train", X_train.to("meta"), y_train),
+                               ("X_train", X_train, y_train.to("meta"))):
+    try:
+        train_iris(fresh_model("meta"), X_given, y_given, num_epochs=2)
+    except RuntimeError as exc:
+        raise AssertionError(
+            f"training a model on the meta device failed when {name} came from the "
+            f"CPU: move {name} to the model's device before the loop ({exc})"
+        ) from None
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "02-train-iris-hidden-test", "points": 2}
@@ -339,7 +352,7 @@ submit(_got)
 #   devices, cuda:0 and cpu!`
 # - `Expected all tensors to be on the same device, but got mat1 is on cpu,
 #   different from other tensors on cuda:0 (when checking argument ...)`
-# - `Tensor on device cpu is not on the expected device meta!`
+# - `Tensor on device meta is not on the expected device cpu!`
 #
 # Here is a real one, made by giving a model on the meta device CPU inputs:
 
@@ -446,23 +459,41 @@ submit(_got)
 # A copy from ordinary (pageable) host memory to the GPU goes through a staging
 # buffer. *Pinned* (page-locked) memory lets the GPU read directly, which is faster
 # and lets `tensor.to(device, non_blocking=True)` return before the copy ends, so
-# the CPU can prepare the next batch meanwhile. `DataLoader(pin_memory=True)` does
-# this for you. It only helps for copies to a CUDA GPU; on a CPU there is nothing
-# to copy. Measured on this machine:
+# the CPU can prepare the next batch meanwhile.
+#
+# - `DataLoader(pin_memory=True)` only *pins*: it puts each batch in page-locked
+#   memory. The non-blocking copy is still yours to ask for, with
+#   `batch.to(device, non_blocking=True)`.
+# - Pinning has a cost of its own: the pages must be allocated and locked. It
+#   pays off for a buffer reused across many copies, or when the DataLoader
+#   pins batches in a background thread while the GPU computes. Below, the
+#   pinning is timed on its own and kept out of the copy's timer.
+# - It only helps for copies to a CUDA GPU; on a CPU there is nothing to copy.
+#
+# Measured on this machine:
 
 # %%
 if device.type == "cuda":
     host = torch.randn(64, 1024, 1024)  # 256 MiB
+    pin_time = benchmark(lambda: host.pin_memory(), repeat=3, label="pinning")
     pinned = host.pin_memory()
     pageable_time = benchmark(lambda: host.to(device), device, repeat=5,
                               label="pageable -> GPU")
     pinned_time = benchmark(lambda: pinned.to(device, non_blocking=True), device,
                             repeat=5, label="pinned -> GPU")
+    print(f"{pin_time}  (paid once per pinned buffer)")
     for result in (pageable_time, pinned_time):
         print(f"{result}  ({host.nbytes / result.median / 1e9:.1f} GB/s)")
 else:
-    print(f"No CUDA GPU here ({device}): pinned-memory copies cannot be measured. "
-          "Run this cell on a GPU machine to see the difference.")
+    print(f"No CUDA GPU here ({device}): pinned-memory copies cannot be measured.")
+print(describe_recorded("bench"))
+for run in load_recorded("bench"):
+    copies = recorded_rows(run, "transfer", direction="host_to_device")
+    largest = max((row["bytes"] for row in copies), default=0)
+    for row in copies:
+        if row["bytes"] == largest:
+            print(f"  host -> device, {row['memory']:>8} memory: "
+                  f"{row['gbps']:6.1f} GB/s ({largest / 2**20:.0f} MiB, {run.label})")
 
 # %% [markdown]
 # ## 7. Train on the GPU, load on a laptop
@@ -484,7 +515,8 @@ print(f"test accuracy after loading: {accuracy(laptop_model, X_test, y_test):.1%
 # %% [markdown]
 # ## Summary
 #
-# - `tensor.to(device)` returns a new tensor: assign it. `model.to(device)` moves
+# - `tensor.to(device)` returns a tensor on the device (a new one, unless the
+#   tensor was already there with that dtype): assign it. `model.to(device)` moves
 #   parameters and buffers in place and returns the model.
 # - Move data once, before the loop; model, inputs and labels must share a device.
 # - A device-mismatch error names both devices: find the tensor you forgot.

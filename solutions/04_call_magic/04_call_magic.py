@@ -106,8 +106,11 @@ submit(_got)
 # ## 2. Why `model(x)` and not `model.forward(x)`?
 #
 # `nn.Module.__call__` does more than call `forward`: it runs *forward pre-hooks*
-# before it and *forward hooks* after it. Profilers, feature extractors, pruning
-# and quantisation tools all work through hooks. Watch one run, then not run:
+# before it and *forward hooks* after it. Pruning (`torch.nn.utils.prune` registers
+# a forward pre-hook), the observers of eager-mode quantisation and many feature
+# extractors work through hooks. (`torch.profiler` does not: it records the
+# operators themselves, so it still sees a direct `forward` call.) Watch a hook
+# run, then not run:
 
 # %%
 net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
@@ -281,7 +284,8 @@ def shape_recorder(model):
         model: an nn.Module.
 
     Returns:
-        (shapes, handles): shapes is a dict, empty at first, in which every
+        the pair (shapes, handles), as a tuple or a list: shapes is a dict,
+        empty at first, in which every
         forward call of a leaf module (a module with no children) stores
         shapes[name] = tuple(output.shape), name as given by
         model.named_modules(); handles is a list of the hook handles, one per leaf
@@ -324,7 +328,7 @@ print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "04-shape-recorder-hidden-test", "points": 2}
 """shape_recorder on nested models, many batch sizes, and removal (hidden)."""
-check_type(shape_recorder(nn.Linear(2, 2)), tuple, "shape_recorder(...)")
+check_type(shape_recorder(nn.Linear(2, 2)), (tuple, list), "shape_recorder(...)")
 ### BEGIN HIDDEN TESTS
 from course.results import submit
 

@@ -5,8 +5,8 @@
 # `Z = A @ W + b` and passes `activation(Z)` to the next. Training needs the
 # gradient of the loss with respect to every `W` and `b`, and the chain rule gives
 # it layer by layer, backwards: *backpropagation*. We write both passes with `xp`
-# only (no autograd), solve XOR, beat linear regression on a non-linear problem,
-# and time the result against PyTorch.
+# only (no autograd), solve XOR, compare with linear regression on a non-linear
+# problem (and watch a network overfit), and time the result against PyTorch.
 #
 # **Learning objectives.** By the end of this notebook you can
 #
@@ -18,20 +18,23 @@
 # - compare your network with the same one in PyTorch, timed honestly.
 
 # %%
+import copy
+
 import numpy as np
 import torch
 from torch import nn
 
 from course.backend import array_module, backend_name, get_xp, host_copy
 from course.checks import check_close, check_equal, check_finite, check_type
-from course.data import linear_regression, xor
+from course.data import linear_regression, seed_regression, xor
 from course.fakecupy import fake_cupy
 from course.plots import plot_loss, plot_timings, show
 from course.sync import SyncCounter
 from course.timing import benchmark
 
 xp = get_xp()
-NUM_EPOCHS = 2000  # for the regression network; 100_000 on a GPU box
+NUM_EPOCHS = 2000  # for the regression network (the seed ran 40,000: section 6)
+REG_LR = 0.005  # the seed's learning rate for its 40,000-epoch runs
 print(f"xp = {backend_name(xp)}; torch {torch.__version__}")
 
 # %% [markdown]
@@ -128,7 +131,7 @@ check_equal(count_params([3, 5, 2]), 32, "count_params([3, 5, 2])")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "08-init-hidden-test", "points": 2}
-"""init_params equals the reference exactly, on any module (hidden)."""
+"""init_params equals the reference to a few ulps, on any module (hidden)."""
 check_equal(count_params([1, 1]), 2, "count_params([1, 1])")
 ### BEGIN HIDDEN TESTS
 from course.results import Approx, outcome, submit
@@ -417,27 +420,77 @@ submit(_got)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 6. Beating linear regression
+# ## 6. Against linear regression, on the seed's data
 #
-# The regression data of Day 06 with a non-linear term added: a straight line
-# cannot follow it, a network can. One hidden layer against two:
+# Seed 000 trained networks on the regression set of Day 06 (its data are not
+# public; `seed_regression` imitates them). What it reports, on 93 test samples:
+#
+# | model | epochs | learning rate | test MSE | training time (its GPU) |
+# | --- | --- | --- | --- | --- |
+# | linear regression | | | 59.6779 | |
+# | after adding two layers (configuration not given) | | | 52.3265 | |
+# | two hidden layers | 40,000 | 0.005 | 52.6716 | 117.2746 s |
+# | two hidden layers | 100,000 | 0.001 | 46.2653 | 285.5212 s |
+# | one hidden layer | 40,000 | 0.005 | 45.5669 | 77.6143 s |
+#
+# Two things bound what any model can reach. The *noise floor* (Day 06): no model
+# beats the noise variance on average. And *overfitting*: with enough epochs a
+# network fits the noise of its own training samples. Its training MSE then sinks
+# below the floor while its test MSE stops falling or rises. Watch both, for one
+# and two hidden layers, at a CPU-sized budget of epochs:
 
 # %%
-reg = linear_regression(1000, 5, seed=0, nonlinear=1.0)
+reg = seed_regression()
 Xr, yr = xp.asarray(reg.X_train), xp.asarray(reg.y_train[:, None])
 Xr_test = xp.asarray(reg.X_test)
 A_train = np.c_[reg.X_train, np.ones(len(reg.X_train))]
 theta = np.linalg.lstsq(A_train, reg.y_train, rcond=None)[0]
 linear_mse = float(np.mean((np.c_[reg.X_test, np.ones(len(reg.X_test))] @ theta
                             - reg.y_test) ** 2))
-print(f"linear regression: test MSE {linear_mse:.2f}")
+floor = reg.info["noise_variance"]
+print(f"noise floor {floor:.2f}; linear regression: test MSE {linear_mse:.2f}")
+results = {}
 for sizes in ([5, 32, 1], [5, 32, 32, 1]):
-    net, hist = train(init_params(sizes, xp=xp), Xr, yr, lr=0.01,
-                      num_epochs=NUM_EPOCHS)
-    pred = host_copy(forward(net, Xr_test)[0])[:, 0]
-    test_mse = float(np.mean((pred - reg.y_test) ** 2))
-    print(f"network {sizes}: test MSE {test_mse:.2f} "
-          f"(training MSE {float(hist[-1]):.2f}) after {NUM_EPOCHS} epochs")
+    net = init_params(sizes, xp=xp)
+    done = 0
+    for epochs in (NUM_EPOCHS // 4, NUM_EPOCHS):
+        net, hist = train(net, Xr, yr, lr=REG_LR, num_epochs=epochs - done)
+        done = epochs
+        pred = host_copy(forward(net, Xr_test)[0])[:, 0]
+        test_mse = float(np.mean((pred - reg.y_test) ** 2))
+        train_mse = float(np.mean((host_copy(forward(net, Xr)[0])[:, 0]
+                                   - reg.y_train) ** 2))
+        results[(len(sizes) - 2, epochs)] = (train_mse, test_mse)
+        print(f"{len(sizes) - 2} hidden layer(s), {epochs:5d} epochs, lr {REG_LR}: "
+              f"training MSE {train_mse:6.2f}, test MSE {test_mse:6.2f}")
+
+# %%
+for (layers, epochs), (train_mse, test_mse) in results.items():
+    notes = ["below the line" if test_mse < linear_mse else "not below the line"]
+    if train_mse < 0.9 * floor:  # 10% under: beyond the sampling spread of 372 rows
+        notes.append("training MSE well under the noise floor: memorising noise")
+    early = results.get((layers, NUM_EPOCHS // 4))
+    if epochs == NUM_EPOCHS and early and test_mse > early[1]:
+        notes.append(f"test MSE rose since epoch {NUM_EPOCHS // 4}: overfitting")
+    print(f"{layers} hidden layer(s) at {epochs} epochs: {'; '.join(notes)}")
+
+# %% [markdown]
+# How to read it:
+#
+# - Early on, one hidden layer beats the line: it learns part of what a line
+#   cannot follow. (The seed's best, 45.5669, came after 40,000 epochs on its own
+#   data.)
+# - Then the training MSE sinks well under the noise floor (38.4 here) and the
+#   test MSE rises: with 372 training rows, the network starts fitting their noise. Two
+#   hidden layers have more weights (1,281 against 225) and overfit sooner; at
+#   2,000 epochs they can do worse than the line.
+# - The cure is not more epochs: stop when the MSE on data the network never
+#   trains on stops falling (early stopping, on a validation split), or shrink
+#   the network, or give it more data.
+# - The seed ran 40,000 and 100,000 epochs at the learning rates in its table, on
+#   its own data; a CPU lesson cannot, and the numbers here are the beginning of
+#   such curves on data that only imitate the seed's. On 93 test rows any single
+#   number also moves by a few units with the random seed.
 
 # %% [markdown]
 # ## 7. Learning rates
@@ -451,8 +504,14 @@ for rate in (0.001, 0.01, 0.05, 0.2):
     with np.errstate(all="ignore"):
         _, hist = train(init_params([5, 32, 1], xp=xp), Xr, yr, lr=rate,
                         num_epochs=300)
-    curves[f"lr={rate}"] = host_copy(hist)
-    print(f"lr={rate:<6} MSE after 300 epochs: {float(curves[f'lr={rate}'][-1]):.4g}")
+    values = np.asarray(host_copy(hist), dtype=float)
+    print(f"lr={rate:<6} MSE after 300 epochs: {values[-1]:.4g}")
+    # A diverging run would squash the others into a flat line: clip it at ten
+    # times the starting loss, and say so in its label.
+    cap = 10 * values[0]
+    diverged = not np.all(np.isfinite(values)) or values.max() > cap
+    label = f"lr={rate}" + (" (diverged; clipped)" if diverged else "")
+    curves[label] = np.minimum(np.nan_to_num(values, nan=cap, posinf=cap), cap)
 plot_loss(curves, log_y=True, title="One network, four learning rates")
 show("08_learning_rates")
 
@@ -498,12 +557,17 @@ theirs = torch_train(torch_copy(start), Xt, yt, lr=0.01, num_epochs=100)
 _, ours = train(init_params([5, 32, 1]), X32, y32, lr=0.01, num_epochs=100)
 print("largest loss difference, ours vs PyTorch, over 100 epochs:",
       float(np.abs(ours - theirs.numpy()).max()))
+# Only the training is timed: every run gets a fresh copy of the same starting
+# weights, made before the clock starts (2 warm-up runs + 5 timed runs).
+numpy_starts = [copy.deepcopy(start) for _ in range(7)]
+torch_starts = [torch_copy(start) for _ in range(7)]
 timings = {
     "from scratch (NumPy)": benchmark(
-        lambda: train(start, X32, y32, lr=0.01, num_epochs=20), repeat=5),
+        lambda: train(numpy_starts.pop(), X32, y32, lr=0.01, num_epochs=20),
+        warmup=2, repeat=5),
     "PyTorch (CPU)": benchmark(
-        lambda: torch_train(torch_copy(start), Xt, yt, lr=0.01, num_epochs=20),
-        repeat=5),
+        lambda: torch_train(torch_starts.pop(), Xt, yt, lr=0.01, num_epochs=20),
+        warmup=2, repeat=5),
 }
 for name, result in timings.items():
     print(f"{name:>22}: {result.median / 20 * 1e6:8.1f} µs/epoch")
@@ -511,6 +575,16 @@ ratio = timings["from scratch (NumPy)"].median / timings["PyTorch (CPU)"].median
 print(f"from scratch / PyTorch time ratio: {ratio:.2f}")
 plot_timings(timings, title="20 epochs, [5, 32, 1] network, CPU")
 show("08_numpy_vs_torch")
+
+# %% [markdown]
+# On a network this small each operation has little to compute, so the time goes
+# to the work *around* it. For every operation PyTorch also routes the call
+# through its dispatcher, records it in the autograd graph, and later walks that
+# graph backwards; the hand-written NumPy version does only the arithmetic. That
+# per-operation overhead is the same whatever the size, so it dominates tiny nets
+# and, we expect, disappears into the arithmetic of large ones (not measured in this
+# lesson; on a GPU, the same holds
+# for kernel launches: Day 03).
 
 # %% [markdown]
 # ## Summary
@@ -526,5 +600,6 @@ show("08_numpy_vs_torch")
 # **Open exercises.**
 #
 # 1. Add a cross-entropy output (softmax) and train on Iris (Day 02's data).
-# 2. Run section 6 on a GPU box with `NUM_EPOCHS = 100_000` and `xp` = CuPy.
+# 2. Run section 6 on a GPU box with `NUM_EPOCHS = 40_000` and `xp` = CuPy, and
+#    print the test MSE every 1,000 epochs. When would you have stopped?
 # 3. Replace the full batch by mini-batches of 64. What happens to the curves?

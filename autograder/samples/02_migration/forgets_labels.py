@@ -1,8 +1,8 @@
 """Labels left on the CPU."""
 
 
-# score: 10
-# zero: 02-train-iris-hidden-test
+# score: 9
+# zero: 02-train-iris-hidden-test, 02-train-iris-test
 # kind: mistake
 # %% 02-train-iris
 def train_iris(model, X_train, y_train, num_epochs=300, lr=0.1):
