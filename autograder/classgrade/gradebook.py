@@ -87,9 +87,16 @@ def record(
     its executed notebook (``autograded/<student>/<lesson>/<lesson>.ipynb``);
     with ``course_root`` those notebooks are copied there for formgrader.
     """
+    import warnings
+
     from nbgrader.api import Gradebook, MissingEntry
+    from sqlalchemy.exc import SAWarning
 
     from autograder.late import assign_penalties, course_config, parse_time
+
+    # nbgrader's own models warn on every new submission (as in its autograde);
+    # the rows are written all the same.
+    warnings.filterwarnings("ignore", category=SAWarning)
 
     graded = [r for r in results if r.status == "graded"]
     with Gradebook(template_db_url) as template, Gradebook(db_url) as course:

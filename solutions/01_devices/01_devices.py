@@ -168,13 +168,15 @@ device = pick_device()
 print("This notebook runs on:", device)
 
 # %% nbgrader={"grade": true, "grade_id": "01-pick-device-test", "points": 1}
-"""pick_device returns a torch.device and handles this machine and a simulated GPU."""
+"""pick_device returns a torch.device on this machine, a simulated GPU and a Mac."""
 check_type(pick_device(), torch.device, "pick_device()")
 check_equal(pick_device("cpu").type, "cpu", 'pick_device("cpu").type')
 with simulate_hardware(gpus=[FakeGPU()]):
     check_equal(pick_device().type, "cuda", "pick_device() with a GPU present")
 with simulate_hardware(gpus=[], mps=False):
     check_equal(pick_device("cuda").type, "cpu", 'pick_device("cuda") without a GPU')
+with simulate_hardware(gpus=[], mps=True):
+    check_equal(pick_device().type, "mps", "pick_device() on a Mac (no CUDA, MPS)")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "01-pick-device-hidden-test", "points": 2}

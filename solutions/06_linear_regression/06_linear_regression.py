@@ -24,6 +24,7 @@ from course.checks import check_close, check_equal, check_finite, check_type
 from course.data import linear_regression, seed_regression
 from course.fakecupy import fake_cupy
 from course.plots import plot_loss, show
+from course.sync import SyncCounter
 
 xp = get_xp()
 NUM_SAMPLES = 465  # 93 test samples, as in the seed; raise on a GPU box
@@ -274,6 +275,12 @@ check_equal(w1.shape, (NUM_FEATURES,), "w.shape")
 check_equal(tuple(h1.shape), (50,), "history.shape")
 check_finite(h1, "history")
 assert float(h1[-1]) < float(h1[0]), "the MSE should go down"
+with SyncCounter() as syncs:  # fake_cupy plays the GPU: copies home are counted
+    fit_gd(fake_cupy.asarray(Xd), fake_cupy.asarray(yd), lr=0.1, num_epochs=5)
+assert syncs.count == 0, (
+    f"fit_gd copied values to the host inside its loop:\n{syncs.summary()}\n"
+    "Keep the MSEs on the device (a list of 0-d arrays) and xp.stack them at the end."
+)
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "06-fit-gd-hidden-test", "points": 2}

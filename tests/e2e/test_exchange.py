@@ -152,7 +152,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     summary = _course(
         [*first, "--nbgrader-feedback", "--due", due.isoformat() + "Z"], env
     )
-    assert "bob/01_devices: late by 2.50 h, 1.5 point(s) off (10 -> 8.5)" in summary
+    assert "bob/01_devices: late by 2.50 h, 1.5 point(s) off (9 -> 7.5)" in summary
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         grades = {row["student"]: row for row in csv.DictReader(handle)}
     total = sum(points(LESSON).values())
@@ -191,7 +191,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     # An instructor's manual score; then a rerun that finds nothing changed
     # leaves every row as it was.
     with Gradebook(f"sqlite:///{db}") as gradebook:
-        grade = gradebook.find_grade("01-pick-device-test", LESSON, LESSON, "bob")
+        grade = gradebook.find_grade("01-describe-device-test", LESSON, LESSON, "bob")
         grade.manual_score = 0.5
         gradebook.db.commit()
     before = _rows(db)
@@ -204,13 +204,13 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     _set_auto(
         db,
         {
-            ("bob", "01-pick-device-test"): 0.0,
-            ("bob", "01-describe-device-test"): 0.125,
-            ("alice", "01-pick-device-test"): 0.25,
+            ("bob", "01-describe-device-test"): 0.0,
+            ("bob", "01-memory-report-test"): 0.125,
+            ("alice", "01-describe-device-test"): 0.25,
         },
     )
     _course(
-        [*first, "--student", "bob", "--question", "01-pick-device-test"]
+        [*first, "--student", "bob", "--question", "01-describe-device-test"]
         + ["--nbgrader-feedback"],
         env,
     )
@@ -219,10 +219,10 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
         def cell(name, student):
             return gradebook.find_grade(name, LESSON, LESSON, student)
 
-        assert cell("01-pick-device-test", "bob").auto_score == 1.0
-        assert cell("01-pick-device-test", "bob").manual_score == 0.5
-        assert cell("01-describe-device-test", "bob").auto_score == 0.125
-        assert cell("01-pick-device-test", "alice").auto_score == 0.25
+        assert cell("01-describe-device-test", "bob").auto_score == 1.0
+        assert cell("01-describe-device-test", "bob").manual_score == 0.5
+        assert cell("01-memory-report-test", "bob").auto_score == 0.125
+        assert cell("01-describe-device-test", "alice").auto_score == 0.25
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         assert {row["student"] for row in csv.DictReader(handle)} == set(students)
 

@@ -1,7 +1,7 @@
 """No MPS fallback."""
 
-# score: 10
-# zero: 01-pick-device-hidden-test
+# score: 9
+# zero: 01-pick-device-hidden-test, 01-pick-device-test
 # kind: mistake
 # %% 01-pick-device
 VALID_PREFERENCES = (None, "cpu", "cuda", "mps")

@@ -1,8 +1,8 @@
 """Float() every epoch."""
 
 
-# score: 13
-# zero: 06-fit-gd-hidden-test
+# score: 12
+# zero: 06-fit-gd-hidden-test, 06-fit-gd-test
 # kind: mistake
 # %% 06-fit-gd
 def fit_gd(X, y, lr=0.1, num_epochs=500):
