@@ -10,8 +10,9 @@ install, a GPU box, the grader). Elsewhere (a fresh Colab runtime) it installs
 the student library (``student/``: ``course`` alone, no grader) with
 ``--no-deps`` (Colab already has NumPy, PyTorch, matplotlib and scikit-learn;
 installing Jupyter packages there would replace the ones Colab runs on), then
-the packages a lesson needs beyond those (:data:`LESSON_PACKAGES`, e.g.
-``numba-cuda`` for the kernel Days), then prints ``course doctor``. The
+prints ``course doctor``; then the packages a lesson needs beyond those
+(:data:`LESSON_PACKAGES`, e.g. ``numba-cuda`` for the kernel Days), wherever
+they are missing. The
 ``COURSE_PACKAGE`` environment variable, where set, replaces the package for one
 machine (a hub that serves its own wheel, the install test).
 """
@@ -33,9 +34,9 @@ LESSON_PACKAGES: dict[str, tuple[str, ...]] = {
 }
 """Packages a lesson needs that Colab does not preinstall, by lesson number.
 
-Installed with their dependencies, after the course's helpers, by the same
-setup cell (so only where the course is not installed: a local install gets
-them from the project's dependencies).
+The setup cell installs them, with their dependencies, wherever their module
+(the name with ``_`` for ``-``) is missing, course installed or not: a failed
+install is retried on the next run of the cell.
 """
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
@@ -77,14 +78,17 @@ def setup_source(lesson: str = "") -> str:
     extras = lesson_packages(lesson)
     more = ""
     if extras:
+        modules = [name.replace("-", "_") for name in extras]
         more = f"""
-    # This lesson also needs: {", ".join(extras)}
+# This lesson also needs {", ".join(extras)}: installed where it is missing.
+if any(importlib.util.find_spec(m) is None for m in {modules!r}):
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", *{list(extras)!r}],
         check=True,
-    )"""
+    )
+    importlib.invalidate_caches()"""
     spec = package_spec()
-    pieces = "\n".join(f'    "{spec[i : i + 76]}"' for i in range(0, len(spec), 76))
+    pieces = "\n".join(f"    {spec[i : i + 76]!r}" for i in range(0, len(spec), 76))
     return f"""\
 # Setup: does nothing where the course is installed (your machine, a GPU box).
 # On Colab it installs the course's helpers, then shows your hardware. For a GPU
@@ -103,11 +107,11 @@ if importlib.util.find_spec("course") is None:
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
          COURSE_PACKAGE],
         check=True,
-    ){more}
+    )
     importlib.invalidate_caches()
     from course.doctor import doctor_text
 
-    print(doctor_text())"""
+    print(doctor_text()){more}"""
 
 
 def first_cells(lesson: str) -> list[Any]:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import logging
 import math
-from datetime import datetime
+import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 from nbgrader.plugins import LateSubmissionPlugin
@@ -49,21 +50,39 @@ class PerHourPenalty(LateSubmissionPlugin):
         return min(score, hours * self.points_per_hour)
 
 
-def parse_time(text: str) -> datetime:
-    """A submission time as nbgrader reads ``timestamp.txt``: naive UTC.
+_OFFSET = re.compile(r"[+-]\d{2}:?\d{2}")
 
-    Accepts ISO 8601 and nbgrader's ``2026-11-30 14:03:00.123456 UTC`` form; a
-    time without a zone is taken as UTC.
+
+def parse_time(text: str) -> datetime:
+    """A submission time or due date as nbgrader stores it: naive UTC.
+
+    Accepts ISO 8601 (``2026-12-01T16:00Z``, ``2026-12-01 17:00+01:00``) and
+    nbgrader's ``date time ZONE`` form, where ZONE is ``UTC``, an IANA name
+    (``Europe/Paris``) or an offset (``+0100``). A time without a zone is UTC.
 
     Raises:
-        ValueError: the text is not a time.
+        ValueError: not a time, or a zone name this machine does not know.
     """
-    from nbgrader.utils import parse_utc
+    from dateutil import parser, tz
 
+    text = text.strip()
     try:
-        return parse_utc(text.strip())
-    except (ValueError, OverflowError, TypeError) as exc:
-        raise ValueError(f"{text.strip()!r} is not a date and time ({exc})") from None
+        try:
+            when = parser.isoparse(text)
+        except ValueError:
+            parts = text.split(" ")
+            if len(parts) == 3 and not _OFFSET.fullmatch(parts[2]):
+                zone = tz.gettz(parts[2])
+                if zone is None:
+                    raise ValueError(f"unknown time zone {parts[2]!r}") from None
+                when = parser.parse(" ".join(parts[:2])).replace(tzinfo=zone)
+            else:
+                when = parser.parse(text)
+    except (ValueError, OverflowError) as exc:
+        raise ValueError(f"{text!r} is not a date and time ({exc})") from None
+    if when.tzinfo is not None:
+        when = when.astimezone(timezone.utc).replace(tzinfo=None)
+    return when
 
 
 def read_timestamp(folder: Path) -> tuple[str, str]:
@@ -100,20 +119,13 @@ _QUIET = logging.getLogger("autograder.late")
 _QUIET.setLevel(logging.ERROR)
 
 
-def assign_penalties(
-    db_url: str, submissions: list[tuple[str, str]], config
-) -> dict[tuple[str, str], tuple[float, float]]:
-    """Run nbgrader's ``AssignLatePenalties`` on each (student, lesson).
-
-    Returns ``(seconds late, penalty)`` for each, read back from the gradebook.
-    """
+def assign_penalties(db_url: str, submissions: list[tuple[str, str]], config) -> None:
+    """Run nbgrader's ``AssignLatePenalties`` on each (student, lesson)."""
     from nbformat.v4 import new_notebook
-    from nbgrader.api import Gradebook
     from nbgrader.preprocessors import AssignLatePenalties
 
     step = AssignLatePenalties(config=config)
     step.log = _QUIET  # the run's summary lists late submissions once
-    found: dict[tuple[str, str], tuple[float, float]] = {}
     for student, lesson in submissions:
         resources = {
             "nbgrader": {
@@ -124,9 +136,3 @@ def assign_penalties(
             }
         }
         step.preprocess(new_notebook(), resources)
-    with Gradebook(db_url) as gradebook:
-        for student, lesson in submissions:
-            submission = gradebook.find_submission(lesson, student)
-            penalty = float(submission.late_submission_penalty or 0.0)
-            found[(student, lesson)] = (float(submission.total_seconds_late), penalty)
-    return found

@@ -143,6 +143,9 @@ NOT_LAUNCHES = frozenset(
         "split",
         "unbind",
         "lift_fresh",
+        "empty",  # allocations: no kernel runs (the caching allocator reuses)
+        "empty_like",
+        "empty_strided",
         "_record_function_enter_new",  # profiler bookkeeping, not a kernel
         "_record_function_exit",
         "_local_scalar_dense",  # recorded as a copy and a synchronisation instead

@@ -161,36 +161,74 @@ def _number(value: float) -> str:
     return f"{value:.3g}"
 
 
+def _tick_label(axis: Any, position: float) -> str:
+    """The category at ``position`` on a categorical ``axis``, else the position."""
+    mapping = getattr(getattr(axis, "units", None), "_mapping", None) or {}
+    for name, value in mapping.items():
+        if abs(value - position) < 1e-9:
+            return str(name).replace("\n", " ")
+    return _number(position)
+
+
+def _describe_bars(ax: Any) -> str | None:
+    from matplotlib.container import BarContainer
+
+    parts = []
+    for container in ax.containers:
+        if not isinstance(container, BarContainer):
+            continue
+        vertical = getattr(container, "orientation", "vertical") != "horizontal"
+        for bar in container:
+            if vertical:
+                where = _tick_label(ax.xaxis, bar.get_x() + bar.get_width() / 2)
+                parts.append(f"{where} {_number(bar.get_height())}")
+            else:
+                where = _tick_label(ax.yaxis, bar.get_y() + bar.get_height() / 2)
+                parts.append(f"{where} {_number(bar.get_width())}")
+    if not parts:
+        return None
+    label = ax.get_ylabel() if vertical else ax.get_xlabel()
+    return f"bar chart of {label or 'values'}: {', '.join(parts)}"
+
+
+def _describe_lines(ax: Any) -> str | None:
+    from matplotlib.container import ErrorbarContainer
+
+    whiskers = {
+        id(child)
+        for container in ax.containers
+        if isinstance(container, ErrorbarContainer)
+        for child in container.get_children()
+    }
+    ends = []
+    for line in ax.get_lines():
+        if id(line) in whiskers or len(line.get_xdata()) < 2:
+            continue
+        label = line.get_label()
+        name = "" if label.startswith("_") else f"{label}: "
+        try:
+            y = np.asarray(line.get_ydata(), dtype=float)
+            ends.append(f"{name}{_number(y[0])} to {_number(y[-1])}")
+        except (TypeError, ValueError):
+            ends.append(f"{name}non-numeric values")
+    if not ends:
+        return None
+    return (
+        f"{len(ends)} curve(s) of {ax.get_ylabel() or 'y'} against "
+        f"{ax.get_xlabel() or 'x'}, " + "; ".join(ends)
+    )
+
+
 def describe_figure(fig: Any = None) -> str:
     """Alt text for a figure: what a reader who cannot see it needs to know."""
     fig = fig if fig is not None else plt.gcf()
     parts = []
     for ax in fig.get_axes():
         what = [ax.get_title() or "a plot"]
-        xlabel, ylabel = ax.get_xlabel(), ax.get_ylabel()
+        what += [d for d in (_describe_bars(ax), _describe_lines(ax)) if d]
         scales = [
             n for n, s in (("x", ax.get_xscale()), ("y", ax.get_yscale())) if s == "log"
         ]
-        bars = [p for p in ax.patches if hasattr(p, "get_height")]
-        labels = [t.get_text() for t in ax.get_xticklabels()]
-        if bars and len(labels) >= len(bars):
-            heights = ", ".join(
-                f"{label.replace(chr(10), ' ')} {_number(bar.get_height())}"
-                for label, bar in zip(labels, bars)
-            )
-            what.append(f"bar chart of {ylabel or 'values'}: {heights}")
-        lines = [line for line in ax.get_lines() if len(line.get_xdata()) > 1]
-        if lines:
-            ends = []
-            for line in lines:
-                label = line.get_label()
-                y = np.asarray(line.get_ydata(), dtype=float)
-                name = "" if label.startswith("_") else f"{label}: "
-                ends.append(f"{name}{_number(y[0])} to {_number(y[-1])}")
-            what.append(
-                f"{len(lines)} curve(s) of {ylabel or 'y'} against {xlabel or 'x'}, "
-                + "; ".join(ends)
-            )
         if scales:
             what.append(f"log scale on {' and '.join(scales)}")
         parts.append(". ".join(what))

@@ -26,33 +26,44 @@ DEFAULT_TIMEOUT = 60
 DEFAULT_MEMORY_MB = 4096
 
 
-def _stored(out_dir: Path, sub: Submission, same_file: bool = True) -> Result | None:
-    """The graded result of an earlier run for this submission (for this exact
-    file unless ``same_file`` is False), or None."""
+def _stored(
+    out_dir: Path, sub: Submission, same_file: bool = True, graded_only: bool = True
+) -> Result | None:
+    """The result of an earlier run for this submission, or None: graded only
+    (unless ``graded_only`` is False), for this exact file (unless
+    ``same_file`` is False)."""
     stored = out_dir / "results" / sub.lesson / f"{sub.student}.json"
     if not stored.is_file():
         return None
     try:
         data = json.loads(stored.read_text(encoding="utf-8"))
         same = data.get("digest") == sub.digest or not same_file
-        if same and data.get("status") == "graded":
+        if same and (data.get("status") == "graded" or not graded_only):
             return Result(**data)
     except (ValueError, TypeError):
         pass
     return None
 
 
-def _one_question(new: Result, earlier: Result | None, question: str) -> Result:
-    """``new``'s score for ``question`` put into ``earlier`` (the rest of the
-    earlier run stays); ``new`` itself when there is nothing earlier or the
-    regrade failed."""
-    if earlier is None or new.status != "graded" or question not in new.per_question:
-        return new
+def _one_question(new: Result, earlier: Result, question: str) -> Result:
+    """``new``'s score (and hint) for ``question`` put into ``earlier``: the rest
+    of the earlier, graded run stays."""
     merged = Result(**{**asdict(earlier), "per_question": dict(earlier.per_question)})
     merged.per_question[question] = new.per_question[question]
     merged.score = float(sum(score for score, _ in merged.per_question.values()))
-    merged.feedback = new.feedback or earlier.feedback
+    merged.hints = {k: v for k, v in earlier.hints.items() if k != question}
+    if question in new.hints:
+        merged.hints[question] = new.hints[question]
     return merged
+
+
+def _selected(sub: Submission, student: str | None, question: str | None) -> bool:
+    """Whether a precise regrade takes this submission."""
+    from autograder.lessons import test_points
+
+    if student is not None and sub.student != student:
+        return False
+    return question is None or question in test_points(sub.lesson)
 
 
 def _select(
@@ -160,11 +171,18 @@ def grade_class(
     todo = []
     for sub in submissions:
         key = (sub.student, sub.lesson)
-        if precise and student in (None, sub.student):
+        if precise and _selected(sub, student, question):
             earlier_runs[key] = _stored(out_dir, sub, same_file=False)
             todo.append(sub)
             continue
-        earlier = None if force else _stored(out_dir, sub, same_file=not precise)
+        # A precise regrade leaves everyone else's last result as it was.
+        earlier = (
+            _stored(out_dir, sub, same_file=False, graded_only=False)
+            if precise
+            else None
+            if force
+            else _stored(out_dir, sub)
+        )
         if earlier is not None:
             results[key] = earlier
         elif not precise:
@@ -200,21 +218,27 @@ def grade_class(
         )
         for s in todo
     ]
+    whole: set[tuple[str, str]] = set()
     if batch:
         with ProcessPoolExecutor(max_workers=min(jobs, len(batch))) as pool:
             futures = [pool.submit(grade_job, job) for job in batch]
             for future in as_completed(futures):
                 result = future.result()
                 key = (result.student, result.lesson)
-                if question is not None:
-                    result = _one_question(result, earlier_runs.get(key), question)
-                    write_json(
-                        Path(out_dir)
-                        / "results"
-                        / result.lesson
-                        / f"{result.student}.json",
-                        asdict(result),
-                    )
+                earlier = earlier_runs.get(key)
+                if question is not None and earlier is not None:
+                    if result.status == "graded" and question in result.per_question:
+                        result = _one_question(result, earlier, question)
+                    else:  # the regrade failed: the earlier result stands
+                        problems.append(
+                            f"{result.student}/{result.lesson}: the regrade of "
+                            f"{question} failed ({result.status}: "
+                            f"{result.message[:200]}); the earlier result stands"
+                        )
+                        result = earlier
+                    write_json(Job.result_path(out_dir, result), asdict(result))
+                elif question is not None:
+                    whole.add(key)  # nothing earlier: every cell is written
                 results[key] = result
                 bar.update(result)
                 if on_result is not None:
@@ -224,27 +248,40 @@ def grade_class(
     for result in ordered:
         result.submitted_at = when.get((result.student, result.lesson), "")
     if gradebook is not None and templates:
-        from autograder.classgrade.gradebook import record
+        from autograder.classgrade.gradebook import read_lateness, record
 
         template_root = next(iter(templates.values()))[0]
         Path(gradebook).resolve().parent.mkdir(parents=True, exist_ok=True)
         regraded = {(s.student, s.lesson) for s in todo}
-        lateness = record(
+        db_url = f"sqlite:///{Path(gradebook).resolve()}"
+        record(
             [r for r in ordered if not precise or (r.student, r.lesson) in regraded],
-            f"sqlite:///{Path(gradebook).resolve()}",
+            db_url,
             f"sqlite:///{Path(template_root).resolve() / 'gradebook.db'}",
             course_root=Path(gradebook).resolve().parent,
             autograded_from=out_dir,
             due=due,
             lesson=lesson,
             only_question=question,
+            whole=whole,
         )
+        # Every row's lateness as the gradebook has it now, regraded or not.
+        lateness = read_lateness(db_url, [(r.student, r.lesson) for r in ordered])
         for result in ordered:
             seconds, penalty = lateness.get((result.student, result.lesson), (0, 0))
             result.seconds_late, result.late_penalty = seconds, penalty
+            if result.status == "graded":
+                write_json(Job.result_path(out_dir, result), asdict(result))
     write_reports(ordered, out_dir)
     if course_feedback:
-        problems += feedback_to_course(submissions, results)
+        placed = submissions
+        if precise:  # only the notebooks graded now have fresh feedback
+            placed = [
+                s
+                for s in submissions
+                if (s.student, s.lesson) in set((t.student, t.lesson) for t in todo)
+            ]
+        problems += feedback_to_course(placed, results)
     shutil.rmtree(work / "jobs", ignore_errors=True)
     return ClassReport(
         ordered,

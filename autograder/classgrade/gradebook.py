@@ -78,10 +78,14 @@ def record(
     due: str | None = None,
     lesson: str | None = None,
     only_question: str | None = None,
-) -> dict[tuple[str, str], tuple[float, float]]:
+    whole: set[tuple[str, str]] | None = None,
+) -> None:
     """Write every graded result into the gradebook at ``db_url``.
 
-    Returns ``(seconds late, penalty)`` for each (student, lesson) written.
+    With ``only_question``, only that cell's auto score is written, except for
+    the (student, lesson) pairs in ``whole`` (no earlier result: all cells).
+    Late penalties are assigned to every submission written, and with ``due``
+    to every submission of that lesson (its due date changed).
 
     ``autograded_from`` is the batch's output folder, where each worker left
     its executed notebook (``autograded/<student>/<lesson>/<lesson>.ipynb``);
@@ -115,17 +119,24 @@ def record(
             submission.timestamp = (
                 parse_time(result.submitted_at) if result.submitted_at else None
             )
+            one = only_question is not None and (
+                (result.student, result.lesson) not in (whole or set())
+            )
             for cell, (score, _) in result.per_question.items():
-                if only_question is not None and cell != only_question:
+                if one and cell != only_question:
                     continue
                 grade = course.find_grade(
                     cell, result.lesson, result.lesson, result.student
                 )
                 grade.auto_score = float(score)
         course.db.commit()
-    lateness = assign_penalties(
-        db_url, [(r.student, r.lesson) for r in graded], course_config(course_root)
-    )
+        penalise = {(r.student, r.lesson) for r in graded}
+        if due and lesson:  # a new due date changes everyone's lateness
+            penalise |= {
+                (sub.student.id, lesson)
+                for sub in course.find_assignment(lesson).submissions
+            }
+    assign_penalties(db_url, sorted(penalise), course_config(course_root))
     if course_root is not None and autograded_from is not None:
         for result in graded:
             name = Path(result.student) / result.lesson / f"{result.lesson}.ipynb"
@@ -134,4 +145,21 @@ def record(
                 target = Path(course_root) / "autograded" / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(executed, target)
-    return lateness
+
+
+def read_lateness(
+    db_url: str, keys: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """``(seconds late, penalty)`` of each (student, lesson) the gradebook has."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    found = {}
+    with Gradebook(db_url) as gradebook:
+        for student, lesson in keys:
+            try:
+                sub = gradebook.find_submission(lesson, student)
+            except MissingEntry:
+                continue
+            penalty = float(sub.late_submission_penalty or 0.0)
+            found[(student, lesson)] = (float(sub.total_seconds_late), penalty)
+    return found

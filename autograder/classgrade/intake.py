@@ -24,7 +24,7 @@ import re
 import shutil
 import zipfile
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.late import parse_time, read_timestamp
@@ -141,7 +141,24 @@ def extract_zip(
 
 
 def _zip_time(info: zipfile.ZipInfo) -> str:
-    """A zip entry's date as ISO text (no zone is stored: taken as UTC)."""
+    """A zip entry's date as ISO text, in UTC.
+
+    The entry's "extended timestamp" (extra field 0x5455, Unix time, UTC) when
+    the zip has one; otherwise its DOS date, which is the zipping machine's
+    local time with no zone, and is taken as UTC.
+    """
+    extra = info.extra
+    while len(extra) >= 4:
+        tag, size = (
+            int.from_bytes(extra[:2], "little"),
+            int.from_bytes(extra[2:4], "little"),
+        )
+        body = extra[4 : 4 + size]
+        if tag == 0x5455 and len(body) >= 5 and body[0] & 1:
+            seconds = int.from_bytes(body[1:5], "little", signed=True)
+            stamp = datetime.fromtimestamp(seconds, timezone.utc)
+            return stamp.replace(tzinfo=None).isoformat()
+        extra = extra[4 + size :]
     try:
         return datetime(*info.date_time).isoformat()
     except ValueError:
@@ -301,7 +318,17 @@ def collect_submissions(
         source = unpacked
     if (source / "submitted").is_dir():
         source = source / "submitted"
-    found = _nbgrader_layout(source, lesson) or _loose_files(
-        source, lesson, name_map, times or {}, zip_times
-    )
+    layout = _nbgrader_layout(source, lesson)
+    found = layout or _loose_files(source, lesson, name_map, times or {}, zip_times)
+    from_zip = [
+        s
+        for s in found.submissions
+        if layout is None and s.path in zip_times and s.path.name not in (times or {})
+    ]
+    if from_zip:
+        problems.append(
+            f"{len(from_zip)} submission time(s) taken from the zip's file dates "
+            "(the time each file was last changed, read as UTC when the zip does "
+            "not say); for exact times give --map a submitted_at column"
+        )
     return found.submissions, problems + found.problems

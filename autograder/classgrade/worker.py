@@ -47,6 +47,11 @@ class Job:
         """Where this job's result is written."""
         return Path(self.out) / "results" / self.lesson / f"{self.student}.json"
 
+    @staticmethod
+    def result_path(out: Path, result: Result) -> Path:
+        """Where a result is stored under an output folder."""
+        return Path(out) / "results" / result.lesson / f"{result.student}.json"
+
 
 def limit_resources(memory_mb: int) -> None:
     """Cap address space and file size; no address-space cap with an NVIDIA GPU.

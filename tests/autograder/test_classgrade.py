@@ -39,7 +39,7 @@ def _cell_id(cell):
 EXPECTED_SCORES = {
     "alice": 12.0,  # the reference answers: full marks
     "bob": 0.0,  # the blank notebook
-    "carl": FORGETS_MPS.score,  # no MPS fallback: the hidden test of 1.1 fails
+    "carl": FORGETS_MPS.score,  # no MPS fallback: both tests of 1.1 fail
     "gus": 9.0,  # an endless loop in 1.4: that task's two tests (1 + 2 points)
     "hana": 12.0,  # tampered tests are restored and run: unchanged
 }
@@ -131,7 +131,7 @@ def test_reports_and_feedback(classroom):
         "hana",
     ]
     carl = next(r for r in rows if r["student"] == "carl")
-    assert carl["total"] == "10.0" and carl["max"] == "12.0"
+    assert float(carl["total"]) == FORGETS_MPS.score and carl["max"] == "12.0"
     rates = list(csv.DictReader(open(out / "pass_rates.csv", encoding="utf-8")))
     worst = rates[0]
     assert float(worst["pass_rate"]) <= float(rates[-1]["pass_rate"])

@@ -147,3 +147,26 @@ def test_a_kernel_that_dies_at_start_is_retried_cold(tmp_path, monkeypatch):
     result = grade_job(job)
     assert calls == [True, False]
     assert result.status == "error" and "something else" in result.message
+
+
+def test_zones_are_read_or_refused_never_guessed():
+    assert parse_time("2026-12-01 17:00 +0100") == datetime(2026, 12, 1, 16, 0)
+    assert parse_time("2026-12-01 17:00 Europe/Paris") == datetime(2026, 12, 1, 16, 0)
+    for bad in ("2026-12-01 17:00 CEST", "2026-12-01 17:00 Europe/Pari"):
+        with pytest.raises(ValueError, match="unknown time zone"):
+            parse_time(bad)
+
+
+def test_a_zip_entry_with_a_utc_timestamp_uses_it(tmp_path):
+    import struct
+
+    archive = tmp_path / "export.zip"
+    utc = datetime(2026, 11, 30, 9, 15, 0)
+    seconds = int((utc - datetime(1970, 1, 1)).total_seconds())
+    with zipfile.ZipFile(archive, "w") as zf:
+        info = zipfile.ZipInfo(f"eve_{LESSON}.ipynb", (2026, 11, 30, 10, 15, 0))
+        info.extra = struct.pack("<HHBl", 0x5455, 5, 1, seconds)
+        zf.writestr(info, BLANK.read_bytes())
+    found, problems = collect_submissions(archive, None, tmp_path / "w")
+    assert found[0].submitted_at == "2026-11-30T09:15:00"  # not the local 10:15
+    assert any("zip's file dates" in p for p in problems)

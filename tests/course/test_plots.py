@@ -86,3 +86,19 @@ def test_saved_figures_carry_their_alt_text_on_a_white_background(
     image = Image.open(path)
     assert image.text["Description"] == "A loss curve going from 1 to 0.5."
     assert image.convert("RGBA").getpixel((0, 0)) == (255, 255, 255, 255)
+
+
+def test_alt_text_of_unusual_figures():
+    _, ax = plt.subplots()
+    ax.bar([1, 2, 3], [4, 5, 6])
+    assert "1 4, 2 5, 3 6" in plots.describe_figure()  # positions, not tick spacing
+    plt.close("all")
+    _, ax = plt.subplots()
+    ax.barh(["a", "b"], [3.0, 7.0])
+    assert "a 3, b 7" in plots.describe_figure()  # the bars' lengths
+    plt.close("all")
+    _, ax = plt.subplots()
+    ax.plot([1, 2], ["x", "y"])
+    assert "non-numeric values" in plots.describe_figure()
+    plt.close("all")
+    assert plots.describe_figure(plt.figure()) == "An empty figure."
