@@ -274,14 +274,8 @@ def grade_class(
                 write_json(Job.result_path(out_dir, result), asdict(result))
     write_reports(ordered, out_dir)
     if course_feedback:
-        placed = submissions
-        if precise:  # only the notebooks graded now have fresh feedback
-            placed = [
-                s
-                for s in submissions
-                if (s.student, s.lesson) in set((t.student, t.lesson) for t in todo)
-            ]
-        problems += feedback_to_course(placed, results)
+        # In a precise regrade only the notebooks graded now have fresh feedback.
+        problems += feedback_to_course(todo if precise else submissions, results)
     shutil.rmtree(work / "jobs", ignore_errors=True)
     return ClassReport(
         ordered,
