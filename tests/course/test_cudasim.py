@@ -1,0 +1,191 @@
+"""course.cudasim: the target choice and the deterministic race checker."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+if "numba.cuda" not in sys.modules:
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before numba.cuda is imported
+cuda = pytest.importorskip("numba.cuda")
+numba_config = pytest.importorskip("numba").config
+if not numba_config.ENABLE_CUDASIM:
+    pytest.skip(
+        "numba.cuda was imported without the simulator", allow_module_level=True
+    )
+
+from course.cudasim import (  # noqa: E402
+    DivergentBarrierError,
+    KernelRaceError,
+    choose_target,
+    race_check,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+TPB = 16
+
+
+@cuda.jit
+def _block_sum(x, out, sync_after_load, sync_in_loop):
+    sm = cuda.shared.array(TPB, np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    sm[t] = x[i] if i < x.shape[0] else 0.0
+    if sync_after_load:
+        cuda.syncthreads()
+    s = TPB // 2
+    while s > 0:
+        if t < s:
+            sm[t] += sm[t + s]
+        if sync_in_loop:
+            cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        cuda.atomic.add(out, 0, sm[0])
+
+
+@cuda.jit
+def _plain_add(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[0] += x[i]  # many threads, one element, no atomic
+
+
+@cuda.jit
+def _early_return(x, out):
+    sm = cuda.shared.array(TPB, np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i >= x.shape[0]:
+        return
+    sm[t] = x[i]
+    cuda.syncthreads()
+    out[i] = sm[t]
+
+
+@cuda.jit
+def _negative_index(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i - 1]
+
+
+@cuda.jit
+def _no_guard(x, out):
+    i = cuda.grid(1)
+    out[i] = 2 * x[i]
+
+
+@cuda.jit
+def _own_elements(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = x[i] + 1
+        out[i] = out[i] * 2  # the same thread, again: no race
+
+
+def test_a_correct_reduction_passes_and_is_counted():
+    x = np.arange(40, dtype=np.float64)
+    out = np.zeros(1)
+    with race_check() as report:
+        _block_sum[3, TPB](x, out, True, True)
+    assert out[0] == pytest.approx(780.0)
+    assert report.launches == 1 and report.blocks == 3
+    assert report.accesses > 0 and report.barriers == 3 * TPB * 5
+
+
+@pytest.mark.parametrize("after_load, in_loop", [(False, True), (True, False)])
+def test_a_missing_barrier_fails_on_every_run(after_load, in_loop):
+    x = np.ones(TPB, dtype=np.float64)
+    for _ in range(5):  # not by luck: every run
+        with pytest.raises(KernelRaceError, match="syncthreads"), race_check():
+            _block_sum[1, TPB](x, np.zeros(1), after_load, in_loop)
+
+
+def test_without_the_checker_the_same_kernel_may_well_pass():
+    # The reason the checker exists: the simulator alone gives a number.
+    out = np.zeros(1)
+    _block_sum[1, TPB](np.ones(TPB), out, False, True)
+    assert np.isfinite(out[0])
+
+
+def test_non_atomic_updates_from_many_threads_are_a_race():
+    with pytest.raises(KernelRaceError, match="cuda.atomic.add"), race_check():
+        _plain_add[2, 8](np.ones(16), np.zeros(1))
+
+
+def test_a_barrier_only_some_threads_reach_fails():
+    with pytest.raises(DivergentBarrierError, match="only some threads"), race_check():
+        _early_return[2, TPB](np.ones(20), np.zeros(20))
+
+
+def test_negative_and_out_of_bounds_indices_fail():
+    with pytest.raises(IndexError, match="negative index -1"), race_check():
+        _negative_index[1, 8](np.ones(8), np.zeros(8))
+    with pytest.raises(IndexError, match="out of bounds"), race_check():
+        _no_guard[2, 8](np.ones(10), np.zeros(10))
+
+
+def test_a_thread_may_reuse_its_own_elements():
+    out = np.zeros(10)
+    with race_check():
+        _own_elements[2, 8](np.arange(10.0), out)
+    np.testing.assert_array_equal(out, (np.arange(10.0) + 1) * 2)
+
+
+def test_the_checker_leaves_the_simulator_as_it_found_it():
+    from numba.cuda.simulator import kernel, kernelapi
+
+    before = (kernelapi.FakeCUDAShared, kernel.BlockManager.run)
+    with pytest.raises(KernelRaceError), race_check():
+        _plain_add[2, 8](np.ones(16), np.zeros(1))
+    assert (kernelapi.FakeCUDAShared, kernel.BlockManager.run) == before
+
+
+def test_choose_target_after_import_reports_the_simulator():
+    assert choose_target() == "simulator"
+
+
+def test_choose_target_picks_the_simulator_without_a_gpu():
+    code = (
+        "import os; from course.cudasim import choose_target; "
+        "print(choose_target(), os.environ.get('NUMBA_ENABLE_CUDASIM'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["COURSE_FORCE_CPU"] = "1"
+    ran = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=120,
+    )
+    assert ran.stdout.split() == ["simulator", "1"], ran.stderr
+
+
+@cuda.jit
+def _no_padding(x, out):
+    sm = cuda.shared.array(TPB, np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        sm[t] = x[i]  # the tail of the last block is never written
+    cuda.syncthreads()
+    if t == 0:
+        total = 0.0
+        for k in range(TPB):
+            total += sm[k]
+        cuda.atomic.add(out, 0, total)
+
+
+def test_reading_shared_memory_nobody_wrote_fails():
+    with race_check():
+        _no_padding[1, TPB](np.ones(TPB), np.zeros(1))  # full block: fine
+    with pytest.raises(KernelRaceError, match="before any thread"), race_check():
+        _no_padding[2, TPB](np.ones(TPB + 3), np.zeros(1))
