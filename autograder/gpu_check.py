@@ -28,6 +28,20 @@ from autograder.lessons import lesson_names
 from course.results import LOG_ENV
 
 
+def missing_packages(lesson: str) -> list[str]:
+    """The extra packages ``lesson`` needs (:data:`autograder.colab.
+    LESSON_PACKAGES`) that this Python cannot import."""
+    import importlib.util
+
+    from autograder.colab import lesson_packages
+
+    return [
+        package
+        for package in lesson_packages(lesson)
+        if importlib.util.find_spec(package.replace("-", "_")) is None
+    ]
+
+
 def gpu_check(
     out: Path,
     *,
@@ -48,6 +62,15 @@ def gpu_check(
     rows = {}
     (out / "lessons").mkdir(exist_ok=True)
     for name in names:
+        missing = missing_packages(name)
+        if missing:
+            rows[name] = {"passed": None, "skipped": f"not installed: {missing}"}
+            print(
+                f"{name:<24} skipped: {', '.join(missing)} not installed here "
+                "(pip install it to run this lesson)",
+                flush=True,
+            )
+            continue
         log = out / "results" / f"{name}.jsonl"
         log.parent.mkdir(exist_ok=True)
         log.unlink(missing_ok=True)
@@ -117,9 +140,12 @@ def gpu_check(
         print(f"bench plots failed: {exc}", flush=True)
     print()
     print(bench.summary(data))
-    passed = sum(row["passed"] for row in rows.values())
+    ran = [row for row in rows.values() if row["passed"] is not None]
+    passed = sum(row["passed"] for row in ran)
+    skipped = len(rows) - len(ran)
     print(
-        f"\n{passed}/{len(rows)} lessons passed on {data['hardware']}; "
-        f"report: {out / 'gpu-check.json'}"
+        f"\n{passed}/{len(ran)} lessons passed on {data['hardware']}"
+        + (f" ({skipped} skipped: a package was missing)" if skipped else "")
+        + f"; report: {out / 'gpu-check.json'}"
     )
-    return 0 if passed == len(rows) else 1
+    return 0 if passed == len(ran) else 1

@@ -37,11 +37,22 @@ MAX_PIDS = 2048
 _CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 
 
+#: Set in every grading kernel (and the reference's): numba-cuda kernels run in
+#: the CUDA simulator, which reports out-of-bounds accesses and lets
+#: ``course.cudasim.race_check`` work, even on a GPU box; lessons skip what only
+#: a learner needs to see and grading cannot afford (``torch.compile``'s
+#: seconds-long first call).
+GRADING_ENV = {"NUMBA_ENABLE_CUDASIM": "1", "COURSE_GRADING": "1"}
+
+
 def kernel_env(env: dict[str, str]) -> dict[str, str]:
-    """Only the allowed variables of ``env`` (see :data:`ALLOWED`)."""
-    return {
+    """The allowed variables of ``env`` (see :data:`ALLOWED`), and
+    :data:`GRADING_ENV`."""
+    kept = {
         k: v for k, v in env.items() if k in ALLOWED or k.startswith(ALLOWED_PREFIXES)
     }
+    kept.update(GRADING_ENV)
+    return kept
 
 
 def folder_bytes(folder: Path, stop_at: int | None = None) -> int:

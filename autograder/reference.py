@@ -22,6 +22,7 @@ from typing import Any
 
 from autograder.conventions import grade_id
 from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
+from autograder.limits import GRADING_ENV
 from course.results import MIME, VERSION
 
 #: Per-kernel timeout for the reference run (seconds per cell).
@@ -87,7 +88,7 @@ def _run(source: Path) -> dict[str, Any]:
                 "--IPKernelApp.log_level=ERROR",
             ],
         )
-        client.execute()
+        client.execute(env=dict(os.environ, **GRADING_ENV))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     failed = [

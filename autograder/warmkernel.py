@@ -49,8 +49,12 @@ PRELOAD = (
     "IPython",
     "ipykernel.kernelapp",
     "ipykernel.ipkernel",
+    "numba",
+    "numba.cuda",  # the simulator: grading kernels set NUMBA_ENABLE_CUDASIM=1
     "course.backend",
     "course.checks",
+    "course.cudasim",
+    "course.gpumodel",
     "course.data",
     "course.devices",
     "course.fakecupy",

@@ -13,7 +13,10 @@ except ImportError:  # Python 3.10: pip ships the same parser
     from pip._vendor import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-CONDA_NAMES = {"torch": "pytorch"}  # PyPI name -> conda-forge name, where they differ
+CONDA_NAMES = {  # PyPI name -> conda-forge name, where they differ
+    "torch": "pytorch",
+    "playwright": "playwright-python",  # conda-forge "playwright" is the Node.js tool
+}
 
 
 def _name_and_spec(requirement: str) -> tuple[str, str]:
@@ -82,7 +85,7 @@ def test_the_student_wheel_needs_no_jupyter_and_agrees_with_the_full_package():
     assert student["tool"]["setuptools"]["packages"] == ["course"]
     full = dict(_name_and_spec(r) for r in _pyproject()["project"]["dependencies"])
     mine = dict(_name_and_spec(r) for r in project["dependencies"])
-    assert set(mine) == {"numpy", "torch", "matplotlib", "scikit-learn"}
+    assert set(mine) == {"numpy", "torch", "matplotlib", "scikit-learn", "numba-cuda"}
     assert all(full[name] == spec for name, spec in mine.items())
     assert project["requires-python"] == _pyproject()["project"]["requires-python"]
     assert (ROOT / "student" / "course").resolve() == (ROOT / "course").resolve()

@@ -203,3 +203,18 @@ def test_model_check_on_the_recorded_h200_run():
     for row in check["rows"]:
         assert row["error"] == pytest.approx(row["modelled_s"] / row["measured_s"] - 1)
     assert "no spec" in model_check(run.results, "Some Future GPU")["status"]
+
+
+def test_gpu_check_skips_a_lesson_whose_package_is_missing(monkeypatch):
+    import importlib.util
+
+    from autograder import gpu_check
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "numba_cuda" else real(name, *a),
+    )
+    assert gpu_check.missing_packages("09_kernels") == ["numba-cuda"]
+    assert gpu_check.missing_packages("04_call_magic") == []

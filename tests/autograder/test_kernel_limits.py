@@ -40,7 +40,10 @@ def test_only_allowed_variables_reach_a_kernel():
         "OMP_NUM_THREADS",
         "JPY_PARENT_PID",
         "JUPYTER_PLATFORM_DIRS",
+        "NUMBA_ENABLE_CUDASIM",  # grading kernels always simulate CUDA kernels
+        "COURSE_GRADING",
     }
+    assert kept["NUMBA_ENABLE_CUDASIM"] == "1"
 
 
 def test_the_filter_checks_the_architecture_for_both_machines():
