@@ -24,14 +24,19 @@ Two things live here:
   - **divergent barriers**: a ``syncthreads`` that only some threads of a block
     reach (an early ``return`` before a barrier), which hangs on a GPU;
   - **uninitialised shared memory**: a read of a shared element no thread of
-    the block has written (a GPU gives whatever was there);
-  - **negative indices**: NumPy would wrap ``a[-1]`` round to the end, a GPU
-    reads memory before the array.
+    the block has written (a GPU gives whatever was there).
+
+  Indexing past the end fails as in the plain simulator (``IndexError`` with
+  the thread and block); negative indices wrap round as in NumPy, which is
+  what numba's CUDA target does too.
 
   Atomics (``cuda.atomic.add`` and the rest) never conflict with each other.
 
-What the simulator cannot show is speed: it is thousands of times slower than
-a GPU and says nothing about one. Keep checked launches small (a few blocks of
+What the simulator cannot show is speed: it runs every CUDA thread as a Python
+thread (Day 09 times it against NumPy) and says nothing about a GPU. Nor does
+it compile anything: it runs the kernel as Python, so it also accepts what the
+CUDA compiler refuses (a NumPy function such as ``np.dot`` inside a kernel, a
+shared array sized at run time). Keep checked launches small (a few blocks of
 at most 64 threads): one OS thread per CUDA thread, and every access recorded.
 """
 
@@ -76,11 +81,51 @@ def _cuda_usable() -> bool:
         return False
 
 
+_PROBE = """
+import numpy as np
+from numba import cuda
+
+@cuda.jit
+def one(out):
+    out[0] = 1.0
+
+out = np.zeros(1)
+one[1, 1](out)
+assert out[0] == 1.0
+"""
+
+
+def _numba_gpu_works() -> tuple[bool, str]:
+    """Compile and run a one-thread kernel in a fresh process (a GPU box may
+    lack the CUDA toolkit parts numba-cuda compiles with)."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != SIMULATOR_ENV}
+    try:
+        ran = subprocess.run(
+            [sys.executable, "-c", _PROBE],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=180,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, str(exc)
+    lines = (ran.stderr or "").strip().splitlines()
+    return ran.returncode == 0, lines[-1] if lines else ""
+
+
+#: Why the last :func:`choose_target` fell back to the simulator on a GPU box.
+FALLBACK_REASON = ""
+
+
 def choose_target() -> str:
     """Decide where kernels run: ``"gpu"`` or ``"simulator"``; say it once.
 
     Call it before ``from numba import cuda``. Without a usable CUDA device (or
-    with ``COURSE_FORCE_CPU``) it sets ``NUMBA_ENABLE_CUDASIM=1``. Once
+    with ``COURSE_FORCE_CPU``) it sets ``NUMBA_ENABLE_CUDASIM=1``; with one, it
+    first compiles and runs a one-thread kernel in a fresh process, and falls
+    back to the simulator (saying why) if numba-cuda cannot. Once
     ``numba.cuda`` is imported the choice is fixed for the process, so then it
     only reports what was chosen.
     """
@@ -92,7 +137,15 @@ def choose_target() -> str:
         os.environ[SIMULATOR_ENV] = "1"
         target = "simulator"
     else:
-        target = "gpu"
+        works, why = _numba_gpu_works()
+        target = "gpu" if works else "simulator"
+        if not works:
+            global FALLBACK_REASON
+            FALLBACK_REASON = (
+                f"numba-cuda could not compile a kernel for this GPU ({why}); "
+                "install numba-cuda[cu12] or numba-cuda[cu13] to match the driver"
+            )
+            os.environ[SIMULATOR_ENV] = "1"
     return target
 
 
@@ -100,14 +153,22 @@ def describe_target(target: str) -> str:
     """One sentence for the lesson's setup cell."""
     if target == "gpu":
         return (
-            "Kernels compile to PTX and run on this machine's GPU. Checked "
-            "launches (race_check) and grading still use the simulator."
+            "Kernels compile to PTX and run on this machine's GPU, unchecked: "
+            "a GPU reports neither races nor out-of-bounds accesses. Grading runs "
+            "them in the simulator with the race checker; run `course check` on "
+            "your notebook before you hand it in."
+        )
+    if FALLBACK_REASON:
+        return (
+            f"A GPU is here, but {FALLBACK_REASON}. Until then kernels run in "
+            "numba's CUDA simulator, on the CPU: it checks indices and races, "
+            "not speed."
         )
     return (
         "No usable CUDA device here (or the simulator was asked for): kernels "
         "run in numba's CUDA simulator, on the CPU, one thread per CUDA thread. "
-        "Correct and race-free there means correct on a GPU; it says nothing "
-        "about speed."
+        "It checks indices and (with race_check) races, as grading does; it says "
+        "nothing about speed."
     )
 
 
@@ -140,102 +201,77 @@ def _ids(block: tuple[int, ...], thread: tuple[int, ...]) -> str:
     return f"thread {short(thread)} of block {short(block)}"
 
 
-def _flat(shape: tuple[int, ...], key: Any) -> list[int] | None:
-    """Flat element numbers that ``key`` selects (None: not an element index)."""
-    if isinstance(key, (int, np.integer)):
-        key = (key,)
-    if isinstance(key, tuple) and all(isinstance(k, (int, np.integer)) for k in key):
-        if len(key) == len(shape):
-            for k, n in zip(key, shape):
-                if k < 0:
-                    raise IndexError(
-                        f"negative index {int(k)}: NumPy wraps it round to the end, "
-                        "a GPU reads memory before the array. Check the index "
-                        "arithmetic (and the bounds guard)."
-                    )
-                if k >= n:
-                    return None  # let the array raise its own IndexError
-            return [int(np.ravel_multi_index(tuple(int(k) for k in key), shape))]
-    if isinstance(key, str):
-        return None
-    try:
-        return np.arange(int(np.prod(shape))).reshape(shape)[key].ravel().tolist()
-    except Exception:  # noqa: BLE001 - the real access raises the right error
-        return None
-
-
 class _Tracker:
-    """The accesses to one array during one launch, and the conflict rules."""
+    """The accesses to one array during one launch, and the conflict rules.
 
-    def __init__(self, name: str, shared: bool, report: CheckReport) -> None:
+    Each element keeps, per thread and kind (plain or atomic), the barrier
+    interval of that thread's last write and read: a plain write is never
+    forgotten because the same thread later made an atomic one.
+    """
+
+    def __init__(self, name: str, shape: tuple[int, ...], shared: bool, report):
         self.name = name
+        self.shape = tuple(shape)
         self.shared = shared
         self.report = report
-        # element -> {(block, thread): (interval, atomic)} for writes and reads
+        # element -> {(block, thread, atomic): interval}, for writes and reads
         self.writes: dict[int, dict] = {}
         self.reads: dict[int, dict] = {}
         self.lock = threading.Lock()
 
-    def _conflict(self, other: dict, me: tuple, interval: int, atomic: bool) -> Any:
-        for who, (their_interval, their_atomic) in other.items():
-            if who == me:
+    def _conflict(self, records: dict, me: tuple, interval: int, atomic: bool):
+        for (block, thread, their_atomic), their_interval in records.items():
+            if (block, thread) == me:
                 continue
             if atomic and their_atomic:
                 continue
-            if who[0] == me[0] and their_interval != interval:
+            if block == me[0] and their_interval != interval:
                 continue  # same block, a barrier between
-            if self.shared and who[0] != me[0]:
+            if self.shared and block != me[0]:
                 continue  # another block's shared memory is another array
-            return who
+            return (block, thread)
         return None
 
-    def access(self, key: Any, shape: tuple[int, ...], write: bool) -> None:
+    def access(self, elements: Any, write: bool) -> None:
         where = _who()
         if where is None:
             return
         block, thread, interval = where
-        elements = _flat(shape, key)
-        if not elements:
-            return
         me = (block, thread)
         atomic = bool(getattr(_local, "atomic", False))
+        flat = np.ravel(elements).tolist()
         with self.lock:
-            self.report.accesses += len(elements)
-            for e in elements:
+            self.report.accesses += len(flat)
+            for e in flat:
                 writes = self.writes.setdefault(e, {})
-                if (
-                    self.shared
-                    and not write
-                    and not any(who[0] == block for who in writes)
-                ):
-                    self._unset(e, shape, me)
+                if self.shared and not write and not any(w[0] == block for w in writes):
+                    self._unset(e, me)
                 other = self._conflict(writes, me, interval, atomic)
                 their = "write"
                 if other is None and write:
                     other = self._conflict(self.reads.get(e, {}), me, interval, atomic)
                     their = "read"
                 if other is not None:
-                    self._fail(e, shape, me, other, "wrote" if write else "read", their)
-                if write:
-                    writes[me] = (interval, atomic)
-                else:
-                    self.reads.setdefault(e, {})[me] = (interval, atomic)
+                    self._fail(e, me, other, "wrote" if write else "read", their)
+                records = writes if write else self.reads.setdefault(e, {})
+                records[(block, thread, atomic)] = interval
 
-    @staticmethod
-    def _index(e: int, shape: tuple[int, ...]) -> Any:
-        index = np.unravel_index(e, shape)
+    def _index(self, e: int) -> Any:
+        index = np.unravel_index(e, self.shape)
         return int(index[0]) if len(index) == 1 else tuple(int(i) for i in index)
 
-    def _unset(self, e, shape, me) -> None:
+    def _unset(self, e, me) -> None:
         raise KernelRaceError(
-            f"{_ids(*me)} read {self.name}[{self._index(e, shape)}] before any "
-            "thread of its block wrote it. Shared memory starts with whatever the "
-            "last block left there: write every element you read (pad with 0 "
-            "past the end of the data), then cuda.syncthreads()."
+            f"{_ids(*me)} read {self.name}[{self._index(e)}] before any thread of "
+            "its block wrote it. Either nothing writes that element (shared memory "
+            "starts with whatever the last block left there: write every element "
+            "you read, padding with 0 past the end of the data), or the thread that "
+            "writes it has not yet: a cuda.syncthreads() is missing between the "
+            "write and this read."
         )
 
-    def _fail(self, e, shape, me, other, verb, their) -> None:
-        index = self._index(e, shape)
+    def _fail(self, e, me, other, verb, their) -> None:
+        index = self._index(e)
         if self.shared:
             fix = (
                 "Put a cuda.syncthreads() between the two accesses (every thread "
@@ -263,30 +299,48 @@ class CheckReport:
     barriers: int = 0
 
 
+def _element_ids(shape: tuple[int, ...]) -> np.ndarray:
+    return np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+
+
 def _tracked_shared(base: type, report: CheckReport) -> type:
     class TrackedShared(base):  # type: ignore[misc, valid-type]
         def array(self, shape, dtype):  # noqa: D401 - numba's signature
             if shape == 0:  # dynamic shared memory: not tracked
                 return super().array(shape, dtype)
+            from numba.core import types
+            from numba.np import numpy_support
+
+            if isinstance(dtype, types.Type):
+                dtype = numpy_support.as_dtype(dtype)
             frame = sys._getframe(1)
             where = (frame.f_code.co_filename, frame.f_lineno)
             with _ALLOCATING:  # threads of a block allocate at the same time
                 arrays = self.__dict__.setdefault("_course_tracked", {})
                 if where not in arrays:
                     plain = np.zeros(shape, dtype)
-                    name = f"shared array (line {frame.f_lineno})"
-                    arrays[where] = _SharedArray(plain, _Tracker(name, True, report))
+                    tracker = _Tracker(
+                        f"shared array (line {frame.f_lineno})",
+                        plain.shape,
+                        True,
+                        report,
+                    )
+                    arrays[where] = _SharedArray(
+                        plain, tracker, _element_ids(plain.shape)
+                    )
                 return arrays[where]
 
     return TrackedShared
 
 
 class _SharedArray:
-    """A shared-memory array as kernels use it, with every access recorded."""
+    """A shared-memory array (or a row of one) as kernels use it, with every
+    element access recorded; ``s[i][j]`` is a view, then an element access."""
 
-    def __init__(self, data: np.ndarray, tracker: _Tracker) -> None:
+    def __init__(self, data: np.ndarray, tracker: _Tracker, ids: np.ndarray):
         self._data = data
         self._tracker = tracker
+        self._ids = ids
 
     shape = property(lambda self: self._data.shape)
     dtype = property(lambda self: self._data.dtype)
@@ -297,11 +351,14 @@ class _SharedArray:
         return len(self._data)
 
     def __getitem__(self, key: Any) -> Any:
-        self._tracker.access(key, self._data.shape, write=False)
+        ids = self._ids[key]
+        if np.ndim(ids):
+            return _SharedArray(self._data[key], self._tracker, ids)
+        self._tracker.access(ids, write=False)
         return self._data[key]
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._tracker.access(key, self._data.shape, write=True)
+        self._tracker.access(self._ids[key], write=True)
         self._data[key] = value
 
 
@@ -311,16 +368,34 @@ def _tracked_global(base: type, report: CheckReport) -> type:
             super().__init__(item)
             n = report.__dict__.get("_arguments", 0) + 1
             report.__dict__["_arguments"] = n
+            shape = np.shape(item._ary)
             self.__dict__["_course_tracker"] = _Tracker(
-                f"array argument {n}", False, report
+                f"array argument {n}", shape, False, report
             )
+            self.__dict__["_course_ids"] = _element_ids(shape)
 
         def __getitem__(self, key: Any) -> Any:
-            self.__dict__["_course_tracker"].access(key, self._item.shape, False)
-            return super().__getitem__(key)
+            if isinstance(key, str):  # a record's field
+                return super().__getitem__(key)
+            ids = self.__dict__["_course_ids"][key]
+            got = super().__getitem__(key)
+            if np.ndim(ids) == 0:
+                self.__dict__["_course_tracker"].access(ids, False)
+                return got
+            if isinstance(got, base):  # a row: a view, tracked the same way
+                view = TrackedArgument.__new__(TrackedArgument)
+                view.__dict__.update(
+                    _item=got._item,
+                    _course_tracker=self.__dict__["_course_tracker"],
+                    _course_ids=ids,
+                )
+                return view
+            return got
 
         def __setitem__(self, key: Any, value: Any) -> None:
-            self.__dict__["_course_tracker"].access(key, self._item.shape, True)
+            if not isinstance(key, str):
+                ids = self.__dict__["_course_ids"][key]
+                self.__dict__["_course_tracker"].access(ids, True)
             super().__setitem__(key, value)
 
     return TrackedArgument

@@ -4,7 +4,7 @@
 # So far every GPU operation came ready-made: `X @ w` in CuPy or PyTorch launches
 # a kernel someone else wrote. Seed 000's learner went further and wrote a CUDA
 # program in Rust for logistic regression. Comparing it with their CuPy version,
-# they wrote: "我写得并不高效的 CUDA 程序实际上比我的 cupy 程序更快" (my not very
+# they wrote: "我写得并不高效的 CUDA 程序实际上比我的 cupy 程序 更快" (my not very
 # efficient CUDA program was actually faster than my CuPy program), and "我没有
 # 进一步调查" (I did not investigate further). Today you write kernels yourself,
 # in Python, with numba-cuda, and count one likely reason for what they saw.
@@ -22,8 +22,11 @@
 # **No GPU needed.** numba's CUDA simulator runs the same kernel source on the
 # CPU, one Python thread per CUDA thread. It checks correctness: wrong indices,
 # out-of-bounds accesses (with the thread and block that made them) and, with
-# `course.cudasim.race_check`, races. It cannot show speed: a simulated thread
-# is thousands of times slower than a real one, so keep launches small.
+# `course.cudasim.race_check`, races. It cannot show speed (section 2 times it
+# against NumPy), so keep launches small. Nor does it compile: it runs your
+# kernel as Python, so it would also run a NumPy call such as `np.dot` inside a
+# kernel, which the CUDA compiler refuses. Inside kernels use only indexing,
+# arithmetic, `math` functions and `cuda.*` calls, as this lesson does.
 
 # %%
 from course.cudasim import choose_target, describe_target
@@ -33,6 +36,7 @@ print(f"kernels run on: {TARGET}. {describe_target(TARGET)}")
 
 # %%
 import contextlib
+import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -171,6 +175,20 @@ with checked():
     saxpy_kernel[2, 4](np.float32(2.0), x, y, out)  # 8 threads, 11 elements
 print(out)
 
+# How slow is the simulator? 64 elements, once simulated, once in NumPy.
+x64, y64 = np.ones(64, np.float32), np.ones(64, np.float32)
+started = time.perf_counter()
+saxpy_kernel[2, 32](np.float32(2.0), x64, y64, np.zeros_like(x64))
+simulated = time.perf_counter() - started
+started = time.perf_counter()
+for _ in range(1000):
+    np.float32(2.0) * x64 + y64
+numpy_time = (time.perf_counter() - started) / 1000
+if numba_config.ENABLE_CUDASIM:
+    print(f"simulated launch of 64 threads: {simulated * 1e3:.1f} ms; NumPy: "
+          f"{numpy_time * 1e6:.1f} µs ({simulated / numpy_time:,.0f}x slower, "
+          "measured here)")
+
 # %% nbgrader={"grade": true, "grade_id": "09-saxpy-test", "points": 1}
 """SAXPY right with fewer threads than elements, and with more."""
 for _n, _blocks, _tpb in ((11, 2, 4), (5, 2, 8)):
@@ -223,7 +241,8 @@ submit(_got)
 #    into `shared[t]`; halve `s`; repeat until `s` is 0;
 # 3. thread 0 writes `shared[0]`, the block's partial sum.
 #
-# Then the host (or a second launch) adds the partial sums.
+# Then the host adds the partial sums (`reduce_sum` launches the kernel once;
+# open exercise 1 does the rest on the device).
 #
 # Between steps, every thread must wait until the others have written:
 # `cuda.syncthreads()` is that barrier. Forget one and a thread may read a
@@ -274,12 +293,17 @@ with checked():
     print(reduce_sum(np.arange(100, dtype=np.float64)), "(expected 4950)")
 
 # %% nbgrader={"grade": true, "grade_id": "09-reduce-test", "points": 1}
-"""reduce_sum is right on 1, 32 and 70 elements, with no race."""
+"""reduce_sum is right on 1, 32 and 70 elements, one launch, no race."""
 for _n in (1, 32, 70):
     _x = np.arange(1, _n + 1, dtype=np.float64)
-    with checked():
+    with checked() as _report:
         _got = reduce_sum(_x)
     check_close(_got, _n * (_n + 1) / 2, rtol=1e-12, name=f"reduce_sum of 1..{_n}")
+    if _report is not None:
+        check_equal(_report.launches, 1, "kernel launches in reduce_sum")
+        assert _report.barriers > 0, (
+            "block_sum_kernel never called cuda.syncthreads(): the task is a tree "
+            "reduction in shared memory, with a barrier between its steps")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "09-reduce-hidden-test", "points": 2}
@@ -294,14 +318,17 @@ for _n in (1, 31, 33, 96, 130):
     _x = _rng.normal(size=_n)
     for _repeat in range(2):
         _label = f"reduce_sum n={_n}, run {_repeat + 1}"
+        _keys = [_label, f"{_label}: launches", f"{_label}: uses barriers"]
         try:
             with checked() as _report:
                 _value = reduce_sum(_x)
-            _got[_label] = Approx(float(_value), rtol=1e-9, atol=1e-12)
+            _got[_keys[0]] = Approx(float(_value), rtol=1e-9, atol=1e-12)
             if _report is not None:
-                _got[f"launches in reduce_sum n={_n}"] = Bound(_report.launches, 1, 1)
+                _got[_keys[1]] = Bound(_report.launches, 1, 1)
+                _got[_keys[2]] = _report.barriers > 0
         except Exception as _exc:  # noqa: BLE001 - recorded, compared by the grader
-            _got[_label] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
+            for _key in _keys:  # every key says what went wrong
+                _got[_key] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
 submit(_got)
 ### END HIDDEN TESTS
 
@@ -425,15 +452,17 @@ for _n, _d, _blocks, _tpb in ((1, 1, 1, 8), (50, 4, 2, 32), (130, 2, 3, 16),
     _X, _y = _rng.normal(size=(_n, _d)), _rng.normal(3.0, 2.0, size=_n)
     _w, _b = _rng.normal(size=_d), float(_rng.normal())
     _label = f"fused_gradient n={_n}, d={_d}, grid {_blocks}x{_tpb}"
+    _keys = [f"{_label}: dw", f"{_label}: db", f"{_label}: launches"]
     try:
         with checked() as _report:
             _dw, _db = fused_gradient(_X, _y, _w, _b, _blocks, _tpb)
-        _got[f"{_label}: dw"] = Approx(np.asarray(_dw), rtol=1e-9, atol=1e-12)
-        _got[f"{_label}: db"] = Approx(float(_db), rtol=1e-9, atol=1e-12)
+        _got[_keys[0]] = Approx(np.asarray(_dw), rtol=1e-9, atol=1e-12)
+        _got[_keys[1]] = Approx(float(_db), rtol=1e-9, atol=1e-12)
         if _report is not None:
-            _got[f"{_label}: launches"] = Bound(_report.launches, 1, 1)
+            _got[_keys[2]] = Bound(_report.launches, 1, 1)
     except Exception as _exc:  # noqa: BLE001 - recorded, compared by the grader
-        _got[_label] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
+        for _key in _keys:  # every key says what went wrong
+            _got[_key] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
 submit(_got)
 ### END HIDDEN TESTS
 
@@ -486,17 +515,20 @@ show("09_chain_vs_fused")
 # %% [markdown]
 # What the counts support, and what they do not:
 #
-# - The chain launches several kernels and writes its temporaries (each the size
-#   of `error`, `n` numbers) to device memory and reads them back; the fused
-#   kernel reads `X` and `y` once and keeps the error in a register.
+# - The chain launches 7 kernels and writes 5 temporaries to device memory for
+#   the next kernel to read back: three the size of `error` (`n` numbers: `X @ w`,
+#   `+ b`, `- y`), one the size of `dw`, one a single number (the mean). The
+#   fused kernel reads `X` and `y` once and keeps each row's error in a register.
 # - So "fewer launches and fewer temporaries" is **one likely reason** a plain
 #   hand-written CUDA program could beat a CuPy one on a small model. It is our
 #   inference from these counts, not the seed's finding: the seed gives no
 #   numbers for that comparison, and its learner did not investigate.
-# - The model (labelled modelled: no GPU measured these) ignores what a real
-#   fused kernel costs in atomics: thousands of threads adding into the same
-#   five numbers wait for each other. A real kernel would first reduce in shared
-#   memory, as in Task 9.3, then issue one atomic per block.
+# - The model (labelled modelled: no GPU measured these) charges nothing for
+#   the atomics. On a GPU, atomic updates to one address are carried out one at
+#   a time (CUDA C++ Programming Guide, "Atomic Functions"), and here every
+#   thread adds into the same few numbers; we have no measurement of what that
+#   costs. A tuned kernel would first reduce in shared memory, as in Task 9.3,
+#   then issue one atomic per block and feature.
 
 # %% [markdown]
 # ## 6. The same ideas in CuPy (shown, not graded: needs a GPU)

@@ -13,7 +13,8 @@ import pytest
 if "numba.cuda" not in sys.modules:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before numba.cuda is imported
 cuda = pytest.importorskip("numba.cuda")
-numba_config = pytest.importorskip("numba").config
+numba = pytest.importorskip("numba")
+numba_config = numba.config
 if not numba_config.ENABLE_CUDASIM:
     pytest.skip(
         "numba.cuda was imported without the simulator", allow_module_level=True
@@ -124,11 +125,51 @@ def test_a_barrier_only_some_threads_reach_fails():
         _early_return[2, TPB](np.ones(20), np.zeros(20))
 
 
-def test_negative_and_out_of_bounds_indices_fail():
-    with pytest.raises(IndexError, match="negative index -1"), race_check():
-        _negative_index[1, 8](np.ones(8), np.zeros(8))
+def test_out_of_bounds_fails_and_negative_indices_wrap_as_in_numba():
     with pytest.raises(IndexError, match="out of bounds"), race_check():
         _no_guard[2, 8](np.ones(10), np.zeros(10))
+    out = np.zeros(8)
+    with race_check():
+        _negative_index[1, 8](np.arange(8.0), out)
+    np.testing.assert_array_equal(out, np.roll(np.arange(8.0), 1))
+
+
+@cuda.jit
+def _zero_then_atomics(out):
+    if cuda.grid(1) == 0:
+        out[0] = 0.0  # a plain write...
+    cuda.atomic.add(out, 0, 1.0)  # ...then everyone, thread 0 too, adds
+
+
+@cuda.jit
+def _transpose(x, out):
+    tile = cuda.shared.array((4, 4), numba.float64)  # a numba dtype
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    tile[ty][tx] = x[ty, tx]  # a row, then an element
+    cuda.syncthreads()
+    out[tx, ty] = tile[ty][tx]
+
+
+@cuda.jit
+def _row_write(out):
+    row = out[0]
+    row[0] = cuda.grid(1)  # every thread, one element, through a row
+
+
+def test_a_plain_write_is_not_forgotten_once_the_thread_uses_atomics():
+    for _ in range(3):
+        with pytest.raises(KernelRaceError, match="array argument 1"), race_check():
+            _zero_then_atomics[2, 4](np.full(1, 123.0))
+
+
+def test_rows_of_shared_and_global_arrays_are_tracked_per_element():
+    x = np.arange(16.0).reshape(4, 4)
+    out = np.zeros((4, 4))
+    with race_check():
+        _transpose[1, (4, 4)](x, out)
+    np.testing.assert_array_equal(out, x.T)
+    with pytest.raises(KernelRaceError, match=r"\[\(0, 0\)\]"), race_check():
+        _row_write[1, 4](np.zeros((2, 2)))
 
 
 def test_a_thread_may_reuse_its_own_elements():
@@ -189,3 +230,17 @@ def test_reading_shared_memory_nobody_wrote_fails():
         _no_padding[1, TPB](np.ones(TPB), np.zeros(1))  # full block: fine
     with pytest.raises(KernelRaceError, match="before any thread"), race_check():
         _no_padding[2, TPB](np.ones(TPB + 3), np.zeros(1))
+
+
+def test_a_gpu_numba_cannot_compile_for_falls_back_to_the_simulator(monkeypatch):
+    import course.cudasim as cudasim
+
+    monkeypatch.setattr(cudasim, "_cuda_usable", lambda: True)
+    monkeypatch.setattr(cudasim, "_numba_gpu_works", lambda: (False, "no libNVVM"))
+    monkeypatch.setitem(sys.modules, "numba.cuda", None)
+    monkeypatch.delitem(sys.modules, "numba.cuda")
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.setattr(cudasim, "FALLBACK_REASON", "")
+    assert cudasim.choose_target() == "simulator"
+    assert os.environ["NUMBA_ENABLE_CUDASIM"] == "1"
+    assert "no libNVVM" in cudasim.describe_target("simulator")

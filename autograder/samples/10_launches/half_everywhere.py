@@ -13,7 +13,7 @@ def float64_is_fast(device):
         return False
     if device.type == "cuda":
         major, minor = torch.cuda.get_device_capability(device)
-        return major >= 6 and minor == 0
+        return 6 <= major <= 10 and minor == 0
     raise ValueError("cpu, cuda or mps")
 
 
