@@ -6,6 +6,7 @@
 #   make grade    grade a class (SUBMISSIONS=...); make check NB=... grades yourself
 #   make bench    measure this machine (bench-quick: under a minute)
 #   make gpu-check  on a GPU box without Jupyter: every lesson + full bench -> $OUT
+#   make site     the course website in build/site (SOLUTIONS=0: without answers)
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -16,7 +17,7 @@ EXTRAS ?= dev,gpu
 
 .PHONY: venv demo test test-fast lint lab release release-check doctor bench bench-quick \
 	gpu-check bench-mlp bench-grading grade check clean instructor browser hub-proxy \
-	student-bundle
+	student-bundle site
 
 venv: $(STAMP)
 
@@ -75,6 +76,10 @@ gpu-check:
 # The archive a graded class's students get: dist/gpu-course-student-<version>.zip
 student-bundle: venv
 	$(PY) -m autograder student-bundle --out dist
+
+# make site [SOLUTIONS=0] [OUT=build/site]: Sphinx + MyST-NB, executed on the CPU
+site: venv
+	$(PY) -m autograder site --out "$(or $(OUT),build/site)" $(if $(filter 0,$(SOLUTIONS)),--no-solutions)
 
 bench-grading: venv
 	$(PY) -m autograder.bench_grading

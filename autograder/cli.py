@@ -158,6 +158,22 @@ def _student_bundle(args: argparse.Namespace) -> int:
     return 0
 
 
+def _site(args: argparse.Namespace) -> int:
+    from autograder.site import SiteLeakError, build_site
+
+    try:
+        build_site(
+            Path(args.out),
+            solutions=not args.no_solutions,
+            cache=Path(args.cache),
+            lessons=args.lessons or None,
+        )
+    except SiteLeakError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _gpu_compare(args: argparse.Namespace) -> int:
     from autograder.gpu_compare import compare_run, report
 
@@ -405,6 +421,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bundle.add_argument("--out", default="dist", help="output folder")
     bundle.set_defaults(func=_student_bundle)
+
+    site = sub.add_parser(
+        "site",
+        help="build the course website (every Day executed on the CPU) with Sphinx",
+        description="Every Day's page is the lesson executed on the CPU, hidden "
+        "tests removed before anything runs; answers collapsed behind 'Show "
+        "solution', or left out with --no-solutions. Executions are cached by the "
+        "lesson's text: a rebuild with no change executes nothing.",
+    )
+    site.add_argument("--out", default="build/site", help="output folder")
+    site.add_argument(
+        "--no-solutions",
+        action="store_true",
+        help="leave the answers out (for graded classes; make site SOLUTIONS=0)",
+    )
+    site.add_argument(
+        "--cache", default="build/site-cache", help="executed lessons, by text"
+    )
+    site.add_argument("lessons", nargs="*", help="lessons (default: all)")
+    site.set_defaults(func=_site)
 
     compare = sub.add_parser(
         "gpu-compare",

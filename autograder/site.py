@@ -1,0 +1,495 @@
+"""The course website (``make site``): every Day readable in a browser.
+
+Built with Sphinx, MyST-NB and sphinx-book-theme from the one source, under the
+student edition's rule: no hidden test, ever.
+
+1. Each Day's page starts as the lesson's solution notebook
+   (:func:`autograder.lessons.source_to_notebook`) with its hidden tests removed
+   by nbgrader's own ``ClearHiddenTests``, *before* anything is executed or
+   written; the visible part of each test cell stays. The setup cell (an
+   installer for Colab) is dropped.
+2. The page is executed on the CPU through a cache keyed by its text, the
+   ``course`` library and the package versions (:func:`executed`): a rebuild
+   with no source change executes nothing.
+3. Answer cells: with solutions, their code sits behind a "Show solution"
+   button, closed by default (MyST-NB's ``hide-input``), markers removed;
+   without (``SOLUTIONS=0``), the student edition's cell replaces them (the
+   outputs of the reference run stay, so figures and printed numbers show).
+4. Each figure's alt text (``course.plots.show`` puts it in the output's
+   metadata) is copied to the cell metadata MyST-NB reads (``mystnb.image``).
+5. Each page opens with an "Open in Colab" link and a download link for the
+   student notebook (``notebooks/``, no answers, no hidden tests).
+6. The home page and the instructor pages are generated from README.md.
+7. ``sphinx-build -b html``; then every built file is scanned for hidden-test
+   text (and, without solutions, for answer code). A leak fails the build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograder.colab import BRANCH, REPOSITORY, colab_url
+from autograder.conventions import hidden_markers, solution_markers
+from autograder.lessons import (
+    REFERENCE_PREFIX,
+    REPO_ROOT,
+    find_lesson,
+    lesson_names,
+    source_to_notebook,
+    write_notebook,
+)
+
+CONF = REPO_ROOT / "docs" / "site" / "conf.py"
+DEFAULT_OUT = REPO_ROOT / "build" / "site"
+DEFAULT_CACHE = REPO_ROOT / "build" / "site-cache"
+#: README sections that become instructor pages: (## heading, page name).
+INSTRUCTOR_PAGES = (
+    ("Instructors", "grading"),
+    ("Running a class", "running-a-class"),
+    ("Running on a GPU", "gpu"),
+)
+_TEXT_SUFFIXES = {".html", ".js", ".json", ".txt", ".ipynb", ".md", ".py", ".css"}
+
+
+class SiteLeakError(RuntimeError):
+    """A built file holds hidden-test text (or, without solutions, answer code)."""
+
+
+@dataclass
+class SiteReport:
+    """What one build did."""
+
+    out: Path
+    pages: int = 0
+    executed: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _is_solution(cell: Any) -> bool:
+    meta = cell.metadata.get("nbgrader", {})
+    return bool(meta.get("solution")) and not meta.get("grade")
+
+
+def page_notebook(lesson: str) -> Any:
+    """The lesson with hidden tests removed (nbgrader's ClearHiddenTests) and
+    without the Colab setup cell: what is executed for the site."""
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    nb = source_to_notebook(find_lesson(lesson))
+    nb.cells = [c for c in nb.cells if c.get("id") != "course-setup"]
+    nb, _ = ClearHiddenTests().preprocess(nb, {})
+    begin, end = hidden_markers()
+    for cell in nb.cells:
+        assert begin not in cell.source and end not in cell.source, cell.get("id")
+    return nb
+
+
+def _fingerprint(nb: Any) -> str:
+    import nbformat
+    import numpy
+    import torch
+
+    digest = hashlib.sha256(nbformat.writes(nb).encode())
+    for path in sorted((REPO_ROOT / "course").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(REPO_ROOT)).encode())
+            digest.update(path.read_bytes())
+    digest.update(f"{numpy.__version__} {torch.__version__}".encode())
+    return digest.hexdigest()[:20]
+
+
+def executed(
+    lesson: str, cache: Path = DEFAULT_CACHE, log: Callable[[str], None] = print
+) -> tuple[Any, bool]:
+    """The page notebook of ``lesson`` executed on the CPU, and whether it came
+    from the cache (keyed by the page's text, the course library and versions)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = page_notebook(lesson)
+    key = _fingerprint(nb)
+    path = Path(cache) / f"{lesson}-{key}.ipynb"
+    if path.is_file():
+        return nbformat.read(path, as_version=4), True
+    log(f"executing {lesson} on the CPU...")
+    started = time.perf_counter()
+    env = {k: v for k, v in os.environ.items() if k not in ("COURSE_GRADING",)}
+    env.pop("MPLBACKEND", None)  # the notebook's own inline backend
+    env["COURSE_FORCE_CPU"] = "1"  # the site shows the CPU run, on any machine
+    with tempfile.TemporaryDirectory(prefix="course-site-") as folder:
+        client = NotebookClient(
+            nb,
+            timeout=900,
+            kernel_name="python3",
+            resources={"metadata": {"path": folder}},
+            extra_arguments=["--HistoryManager.enabled=False"],
+        )
+        client.execute(env=env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for old in path.parent.glob(f"{lesson}-*.ipynb"):
+        old.unlink()  # one cached version per lesson
+    write_notebook(nb, path)
+    log(f"executed {lesson} in {time.perf_counter() - started:.0f} s")
+    return nb, False
+
+
+def _strip_markers(source: str) -> str:
+    markers = solution_markers()
+    return "\n".join(
+        line for line in source.splitlines() if not any(m in line for m in markers)
+    )
+
+
+def _student_cells(lesson: str) -> dict[str, str]:
+    import nbformat
+
+    released = REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb"
+    nb = nbformat.read(released, as_version=4)
+    return {c.get("id"): c.source for c in nb.cells}
+
+
+def _links_cell(lesson: str) -> Any:
+    import nbformat
+
+    url = colab_url(lesson)
+    cell = nbformat.v4.new_markdown_cell(
+        f'<p class="course-links"><a href="{url}">Open in Colab</a> · '
+        f'<a href="../notebooks/{lesson}.ipynb" download>Download the student '
+        f"notebook</a> (no answers; run its first cell on Colab)</p>"
+    )
+    cell["id"] = "course-links"
+    return cell
+
+
+def finish_page(nb: Any, lesson: str, solutions: bool) -> Any:
+    """Collapse or replace answers, set alt text, add the links cell."""
+    student = {} if solutions else _student_cells(lesson)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if _is_solution(cell):
+            if solutions:
+                cell.source = _strip_markers(cell.source)
+                tags = cell.metadata.setdefault("tags", [])
+                if "hide-input" not in tags:
+                    tags.append("hide-input")
+                cell.metadata.setdefault("mystnb", {}).update(
+                    code_prompt_show="Show solution", code_prompt_hide="Hide solution"
+                )
+            else:
+                cell.source = student[cell.get("id")]
+        alts = [
+            str(o.get("metadata", {}).get("image/png", {}).get("alt", "")).strip()
+            for o in cell.get("outputs", [])
+            if "image/png" in o.get("data", {})
+        ]
+        if alts:
+            alt = (
+                alts[0]
+                if len(alts) == 1
+                else " ".join(f"Figure {i + 1}: {a}" for i, a in enumerate(alts))
+            )
+            image = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
+            image["alt"] = alt or "A figure of this lesson (no description)."
+    badge = next(
+        (i for i, c in enumerate(nb.cells) if c.get("id") == "colab-badge"), None
+    )
+    if badge is not None:
+        nb.cells[badge] = _links_cell(lesson)
+    else:
+        nb.cells.insert(0, _links_cell(lesson))
+    # The title (the lesson's first heading) must come first on the page.
+    title = next(
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")
+    )
+    links = next(i for i, c in enumerate(nb.cells) if c.get("id") == "course-links")
+    if links < title:
+        link_cell = nb.cells.pop(links)
+        title -= 1
+        heading, _, rest = nb.cells[title].source.lstrip().partition("\n")
+        nb.cells[title].source = f"{heading}\n\n{link_cell.source}\n{rest}"
+    return nb
+
+
+# --- pages from the README -------------------------------------------------
+
+
+def readme_sections(text: str) -> dict[str, str]:
+    """``{## heading: its text up to the next ## heading}`` (code blocks kept whole)."""
+    sections: dict[str, str] = {"": ""}
+    current = ""
+    fence = False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("```"):
+            fence = not fence
+        if not fence and line.startswith("## "):
+            current = line[3:].strip()
+            sections[current] = ""
+            continue
+        sections[current] += line
+    return sections
+
+
+def _site_markdown(text: str, promote: bool = True) -> str:
+    """README text for the site: links to repository files point at the
+    repository, code blocks holding hidden-test or solution markers (the lesson
+    source format, with an answer) are left out, headings move up one level."""
+    markers = (hidden_markers()[0], solution_markers()[0])
+    blocks = re.split(r"(^```.*?^```[^\n]*\n)", text, flags=re.S | re.M)
+    kept = []
+    for block in blocks:
+        if block.startswith("```") and any(m in block for m in markers):
+            kept.append(
+                "*(The lesson source format, hidden tests included, is in the "
+                "repository's README.)*\n"
+            )
+        else:
+            kept.append(block)
+    text = "".join(kept)
+    # The site never spells the hidden-test markers or reference names, even in
+    # prose about them (the leak scan forbids both in every built file).
+    text = re.sub(r"`###\s+BEGIN\s+HIDDEN\s+TESTS`", "its begin marker", text)
+    text = re.sub(r"`###\s+END\s+HIDDEN\s+TESTS`", "its end marker", text)
+    text = text.replace(f"`{REFERENCE_PREFIX}` names", "reference names")
+    base = f"{REPOSITORY.rstrip('/')}/blob/{BRANCH}/"
+    text = re.sub(
+        r"\]\((?!https?://|#|mailto:)([^)\s]+)\)", lambda m: f"]({base}{m[1]})", text
+    )
+    if not promote:
+        return text
+    return re.sub(r"^(#{3,6}) ", lambda m: m[1][1:] + " ", text, flags=re.M)
+
+
+def _syllabus(text: str) -> str:
+    def link(m: re.Match) -> str:
+        day = m[1]
+        match = [n for n in lesson_names() if n.startswith(day + "_")]
+        return f"| [{day}](days/{match[0]}) |" if match else m[0]
+
+    return re.sub(r"^\| (\d\d) \|", link, text, flags=re.M)
+
+
+def home_page(readme: str) -> str:
+    sections = readme_sections(readme)
+    intro = sections[""].split("\n", 1)[1]  # without the README's title
+    students = _site_markdown(sections.get("Students", ""), promote=False)
+    days = "\n".join(f"days/{n}" for n in lesson_names())
+    pages = "\n".join(f"instructors/{name}" for _, name in INSTRUCTOR_PAGES)
+    return f"""# GPU acceleration with Python
+
+{intro.strip()}
+
+Each Day below is the lesson executed on a CPU, with its figures and printed
+numbers; GPU figures appear where a lesson shows them, labelled as recorded on
+named hardware or as modelled. Every page links to its notebook on Colab and to
+the student notebook to download.
+
+## Syllabus
+
+{_syllabus(sections.get("Syllabus", "")).strip()}
+
+## How to start
+
+### Locally
+
+{_site_markdown(sections.get("Quick start", "")).strip()}
+
+{students.strip()}
+
+### In a class
+
+Instructors: [grading](instructors/grading),
+[running a class](instructors/running-a-class) and
+[running on a GPU](instructors/gpu).
+
+```{{toctree}}
+:hidden:
+:caption: Days
+:maxdepth: 1
+
+{days}
+```
+
+```{{toctree}}
+:hidden:
+:caption: Instructors
+:maxdepth: 1
+
+{pages}
+```
+"""
+
+
+def instructor_pages(readme: str) -> dict[str, str]:
+    sections = readme_sections(readme)
+    pages = {}
+    for heading, name in INSTRUCTOR_PAGES:
+        body = _site_markdown(sections.get(heading, ""))
+        pages[name] = (
+            f"# {heading}\n\n*Generated from the repository's README.*\n\n"
+            f"{body.strip()}\n"
+        )
+    return pages
+
+
+# --- leak scan ---------------------------------------------------------------
+
+
+def _block_lines(source: str, markers: tuple[str, str]) -> list[str]:
+    lines, inside = [], False
+    for line in source.splitlines():
+        if markers[0] in line:
+            inside = True
+        elif markers[1] in line:
+            inside = False
+        elif inside:
+            lines.append(line.strip())
+    return lines
+
+
+def forbidden_text(solutions: bool, allowed: str) -> dict[str, str]:
+    """Text no built file may hold: markers, reference names, each hidden
+    test's lines and, without solutions, each answer's lines. Lines that also
+    appear in ``allowed`` (the page text that may be shown) are not listed."""
+    found = {m: "a hidden-test marker" for m in hidden_markers()}
+    found[REFERENCE_PREFIX] = "a reference name"
+    if not solutions:
+        found.update({m: "a solution marker" for m in solution_markers()})
+    for lesson in lesson_names():
+        source = find_lesson(lesson).read_text(encoding="utf-8")
+        kinds = [(hidden_markers(), "hidden test")]
+        if not solutions:
+            kinds.append((solution_markers(), "answer"))
+        for markers, what in kinds:
+            for line in _block_lines(source, markers):
+                line = line.lstrip("# ").strip()
+                if len(line) >= 16 and line not in allowed:
+                    found[line] = f"a line of a {what} of {lesson}"
+    return found
+
+
+def _visible_text(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".html":
+        text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    return text
+
+
+def scan(out: Path, forbidden: dict[str, str]) -> list[str]:
+    """Every built text file holding forbidden text, with what it holds."""
+    problems = []
+    for path in sorted(out.rglob("*")):
+        if not path.is_file() or path.suffix not in _TEXT_SUFFIXES:
+            continue
+        if path.relative_to(out).parts[0] == "_static" and path.suffix != ".ipynb":
+            continue  # the theme's own files
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        texts = (raw, _visible_text(path))
+        for needle, what in forbidden.items():
+            if any(needle in t for t in texts):
+                problems.append(f"{path.relative_to(out)}: {what}: {needle!r}")
+    return problems
+
+
+# --- the build ---------------------------------------------------------------
+
+
+def build_site(
+    out: Path = DEFAULT_OUT,
+    *,
+    solutions: bool = True,
+    cache: Path = DEFAULT_CACHE,
+    lessons: list[str] | None = None,
+    log: Callable[[str], None] = print,
+) -> SiteReport:
+    """Build the site into ``out`` (see the module docstring).
+
+    Raises:
+        SiteLeakError: a built file holds hidden-test text, or answer code in a
+            build without solutions.
+        RuntimeError: Sphinx failed (its output is in the message).
+    """
+    started = time.perf_counter()
+    out = Path(out)
+    report = SiteReport(out)
+    names = lessons or lesson_names()
+    src = Path(tempfile.mkdtemp(prefix="course-site-src-"))
+    try:
+        for path in CONF.parent.iterdir():  # conf.py, the favicon
+            if path.is_file():
+                shutil.copyfile(path, src / path.name)
+        readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+        (src / "index.md").write_text(home_page(readme), encoding="utf-8")
+        for name, text in instructor_pages(readme).items():
+            path = src / "instructors" / f"{name}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        allowed = []
+        for lesson in names:
+            nb, hit = executed(lesson, cache, log)
+            (report.cached if hit else report.executed).append(lesson)
+            nb = finish_page(nb, lesson, solutions)
+            write_notebook(nb, src / "days" / f"{lesson}.ipynb")
+            student = REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb"
+            target = src / "_extra" / "notebooks" / f"{lesson}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(student, target)
+            allowed.append("\n".join(c.source for c in nb.cells))
+            allowed.append(student.read_text(encoding="utf-8"))
+        allowed.append((src / "index.md").read_text(encoding="utf-8"))
+        allowed += [p.read_text(encoding="utf-8") for p in src.glob("instructors/*")]
+        if out.exists():
+            shutil.rmtree(out)
+        log(f"rendering {len(names)} Days with Sphinx...")
+        built = subprocess.run(
+            [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "auto",
+             str(src), str(out)],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONWARNINGS="ignore"),
+            timeout=1800,
+        )  # fmt: skip
+        log(f"rendered in {time.perf_counter() - started:.0f} s since the start")
+        if built.returncode != 0:
+            raise RuntimeError(f"sphinx-build failed:\n{built.stderr[-4000:]}")
+        problems = scan(out, forbidden_text(solutions, "\n".join(allowed)))
+        if problems:
+            shutil.rmtree(out, ignore_errors=True)
+            raise SiteLeakError(
+                f"{len(problems)} leak(s); nothing was kept:\n"
+                + "\n".join(problems[:20])
+            )
+        report.pages = len(list(out.rglob("*.html")))
+        (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages
+        (out / "course-site.json").write_text(
+            json.dumps({"solutions": solutions, "lessons": names}) + "\n",
+            encoding="utf-8",
+        )
+    finally:
+        shutil.rmtree(src, ignore_errors=True)
+    report.seconds = time.perf_counter() - started
+    log(
+        f"site: {report.pages} pages in {out} ({report.seconds:.0f} s; executed "
+        f"{len(report.executed)}, cached {len(report.cached)}; solutions "
+        f"{'shown, collapsed' if solutions else 'left out'})"
+    )
+    return report
+
+
+__all__ = ["SiteLeakError", "SiteReport", "build_site", "executed", "page_notebook"]

@@ -1,0 +1,29 @@
+# Sphinx configuration of the course website. `course site` (make site) copies
+# this file next to the pages it generates; nothing here is edited per build
+# except through the environment variables read below.
+import os
+
+project = "GPU acceleration with Python"
+author = "the course's authors"
+copyright = "the course's authors, MIT licence"
+extensions = ["myst_nb"]
+# The pages arrive executed (autograder/site.py keeps its own cache, keyed by
+# each lesson's text): MyST-NB only renders them.
+nb_execution_mode = "off"
+nb_merge_streams = True
+myst_enable_extensions = ["colon_fence"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+html_theme = "sphinx_book_theme"
+html_title = "GPU acceleration with Python"
+html_extra_path = ["_extra"]
+html_last_updated_fmt = ""
+html_theme_options = {
+    "repository_url": os.environ.get("COURSE_SITE_REPOSITORY", ""),
+    "use_repository_button": bool(os.environ.get("COURSE_SITE_REPOSITORY")),
+    "use_download_button": True,
+    "home_page_in_toc": True,
+    "show_toc_level": 2,
+}
+html_context = {"default_mode": "light"}
+suppress_warnings = ["myst.xref_missing", "myst.header"]
+html_favicon = "favicon.svg"

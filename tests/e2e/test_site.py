@@ -1,0 +1,218 @@
+"""The course website: built with and without answers, then read in Chromium.
+
+Builds the site twice from one execution cache (``make site`` and ``make site
+SOLUTIONS=0``): the second build executes nothing. Checks every built file for
+hidden-test text (and, without answers, for answer code) independently of the
+builder's own scan, then serves each build on loopback and, in Debian's
+Chromium through Playwright, opens the home page and every Day: no console
+error, every image with alt text, every "Show solution" block closed, an "Open
+in Colab" link and a student notebook that downloads; search finds
+"synchronisation". Screenshots of the home page and Day 03 go to
+``screenshots/``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from autograder.conventions import hidden_markers, solution_markers
+from autograder.lessons import REPO_ROOT, find_lesson, lesson_names
+from autograder.site import build_site
+from tests.e2e.test_browser import CHROMIUM, FLAGS, SHOTS
+from tests.servers import free_port, stop
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("site")]
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("site")
+    cache = tmp / "cache"
+    with_answers = build_site(tmp / "site", solutions=True, cache=cache, log=print)
+    without = build_site(tmp / "site-0", solutions=False, cache=cache, log=print)
+    return with_answers, without
+
+
+def _lines_between(markers: tuple[str, str], min_length: int = 20) -> set[str]:
+    found = set()
+    for lesson in lesson_names():
+        inside = False
+        for line in find_lesson(lesson).read_text(encoding="utf-8").splitlines():
+            if markers[0] in line:
+                inside = True
+            elif markers[1] in line:
+                inside = False
+            elif inside and len(line.strip()) >= min_length:
+                found.add(line.strip())
+    return found
+
+
+def _student_text() -> str:
+    """Every cell of every student notebook: what students may see anyway."""
+    import nbformat
+
+    return "\n".join(
+        cell.source
+        for n in lesson_names()
+        for cell in nbformat.read(
+            REPO_ROOT / "notebooks" / n / f"{n}.ipynb", as_version=4
+        ).cells
+    )
+
+
+def _texts(out: Path):
+    for path in sorted(out.rglob("*")):
+        if path.suffix not in {".html", ".js", ".json", ".txt", ".ipynb"}:
+            continue
+        if path.relative_to(out).parts[0] == "_static" and path.suffix != ".ipynb":
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        yield path, raw + "\n" + html.unescape(re.sub(r"<[^>]+>", "", raw))
+
+
+def test_the_second_build_executes_nothing(sites):
+    first, second = sites
+    assert sorted(first.executed + first.cached) == lesson_names()
+    assert second.executed == [] and second.cached == lesson_names()
+    assert first.pages >= len(lesson_names()) + 4  # home, Days, instructor pages
+
+
+def test_no_built_file_holds_a_hidden_test(sites):
+    hidden = _lines_between(hidden_markers())
+    # lines that also appear where students may see them are not hidden text
+    visible = _student_text()
+    hidden = {line for line in hidden if line not in visible}
+    assert len(hidden) > 50  # the check has something to look for
+    for report in sites:
+        for path, text in _texts(report.out):
+            assert "BEGIN HIDDEN" not in text and "END HIDDEN" not in text, path
+            assert "_ref_" not in text, path
+            leaked = [line for line in hidden if line in text]
+            assert not leaked, f"{path}: {leaked[:3]}"
+
+
+def test_the_build_without_solutions_holds_no_answer_code(sites):
+    with_answers, without = sites
+    answers = _lines_between(solution_markers())
+    visible = _student_text()
+    answers = {line for line in answers if line not in visible}
+    assert len(answers) > 50
+    for path, text in _texts(without.out):
+        assert "BEGIN SOLUTION" not in text, path
+        leaked = [line for line in answers if line in text]
+        assert not leaked, f"{path}: {leaked[:3]}"
+    day = (with_answers.out / "days" / "09_kernels.html").read_text(encoding="utf-8")
+    assert "Show solution" in day and "gridsize" in day  # the answers are there
+
+
+@pytest.fixture(scope="module")
+def served(sites):
+    servers = []
+    bases = []
+    for report in sites:
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+            cwd=report.out,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        servers.append(server)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/index.html", timeout=2)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the static server did not start"
+                time.sleep(0.2)
+        bases.append(base)
+    yield bases
+    for server in servers:
+        stop(server)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (make browser)")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    profile = tmp_path_factory.mktemp("site-chromium")
+    with playwright_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1400, "height": 900},
+        )
+        yield context.new_page()
+        context.close()
+
+
+def _open(page, url: str) -> list[str]:
+    errors: list[str] = []
+
+    def on_console(message):
+        if message.type == "error":
+            errors.append(message.text)
+
+    def on_response(response):
+        if response.status >= 400:
+            errors.append(f"{response.status} for {response.url}")
+
+    page.on("console", on_console)
+    page.on("response", on_response)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url, wait_until="networkidle")
+    page.remove_listener("console", on_console)
+    page.remove_listener("response", on_response)
+    return errors
+
+
+def test_every_page_loads_clean_with_alt_text_and_closed_solutions(served, page):
+    with_answers, without = served
+    for base in (with_answers, without):
+        assert _open(page, f"{base}/index.html") == []
+        assert page.locator("a[href*='days/03_sync_trap']").count() > 0
+        if base == with_answers:
+            SHOTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(SHOTS / "site-home.png"))
+        for lesson in lesson_names():
+            url = f"{base}/days/{lesson}.html"
+            assert _open(page, url) == [], url
+            images = page.locator("main img, article img")
+            assert images.count() > 0 or lesson in ("04_call_magic",), url
+            for i in range(images.count()):
+                alt = images.nth(i).get_attribute("alt") or ""
+                assert alt.strip(), f"{url}: image {i} has no alt text"
+            hidden = page.locator("details.above-input")
+            if base == with_answers:
+                assert hidden.count() > 0, f"{url}: no collapsed solution"
+            for i in range(hidden.count()):
+                assert hidden.nth(i).get_attribute("open") is None, url
+            assert page.get_by_text("Open in Colab").count() == 1, url
+            download = page.locator("a[download]").first.get_attribute("href")
+            fetched = urllib.request.urlopen(f"{base}/days/{download}", timeout=10)
+            assert fetched.status == 200 and b"nbformat" in fetched.read(), url
+            if base == with_answers and lesson == "03_sync_trap":
+                page.screenshot(path=str(SHOTS / "site-day03.png"))
+
+
+def test_search_finds_synchronisation(served, page):
+    base = served[0]
+    assert _open(page, f"{base}/search.html?q=synchronisation") == []
+    results = page.locator("#search-results li, ul.search li")
+    results.first.wait_for(timeout=60_000)
+    assert results.count() >= 3  # Day 03 and more
+    titles = " ".join(results.all_inner_texts())
+    assert "synchronisation" in titles.lower() or "Day 03" in titles
