@@ -80,8 +80,8 @@ class SiteReport:
 
 
 def _is_solution(cell: Any) -> bool:
-    meta = cell.metadata.get("nbgrader", {})
-    return bool(meta.get("solution")) and not meta.get("grade")
+    """An answer cell (autograded or manually graded, code or Markdown)."""
+    return bool(cell.metadata.get("nbgrader", {}).get("solution"))
 
 
 def page_notebook(lesson: str) -> Any:
@@ -91,8 +91,9 @@ def page_notebook(lesson: str) -> Any:
 
     nb = source_to_notebook(find_lesson(lesson))
     nb.cells = [c for c in nb.cells if c.get("id") != "course-setup"]
-    nb, _ = ClearHiddenTests().preprocess(nb, {})
     begin, end = hidden_markers()
+    clear = ClearHiddenTests(begin_test_delimeter=begin, end_test_delimeter=end)
+    nb, _ = clear.preprocess(nb, {})
     for cell in nb.cells:
         assert begin not in cell.source and end not in cell.source, cell.get("id")
     return nb
@@ -169,29 +170,48 @@ def _links_cell(lesson: str) -> Any:
     cell = nbformat.v4.new_markdown_cell(
         f'<p class="course-links"><a href="{url}">Open in Colab</a> · '
         f'<a href="../notebooks/{lesson}.ipynb" download>Download the student '
-        f"notebook</a> (no answers; run its first cell on Colab)</p>"
+        f"notebook</a> (no answers; on Colab, run its setup cell first)</p>"
     )
     cell["id"] = "course-links"
     return cell
 
 
 def finish_page(nb: Any, lesson: str, solutions: bool) -> Any:
-    """Collapse or replace answers, set alt text, add the links cell."""
+    """Collapse or replace answers, set alt text, add the links cell.
+
+    Without solutions every cell's text comes from the student edition (the
+    ids must match one to one), and answer cells keep only their displayed
+    outputs (figures, printed results): never text a warning could have
+    echoed from the answer's source.
+    """
     student = {} if solutions else _student_cells(lesson)
+    if not solutions:
+        missing = [c.get("id") for c in nb.cells if c.get("id") not in student]
+        if missing:
+            raise RuntimeError(
+                f"{lesson}: cells {missing[:5]} are not in the student edition; "
+                "run `make release` first"
+            )
     for cell in nb.cells:
+        if not solutions:
+            cell.source = student[cell.get("id")]
+            if _is_solution(cell) and cell.cell_type == "code":
+                cell.outputs = [
+                    o
+                    for o in cell.outputs
+                    if o.get("output_type") in ("display_data", "execute_result")
+                    or (o.get("output_type") == "stream" and o.get("name") == "stdout")
+                ]
         if cell.cell_type != "code":
             continue
-        if _is_solution(cell):
-            if solutions:
-                cell.source = _strip_markers(cell.source)
-                tags = cell.metadata.setdefault("tags", [])
-                if "hide-input" not in tags:
-                    tags.append("hide-input")
-                cell.metadata.setdefault("mystnb", {}).update(
-                    code_prompt_show="Show solution", code_prompt_hide="Hide solution"
-                )
-            else:
-                cell.source = student[cell.get("id")]
+        if _is_solution(cell) and solutions:
+            cell.source = _strip_markers(cell.source)
+            tags = cell.metadata.setdefault("tags", [])
+            if "hide-input" not in tags:
+                tags.append("hide-input")
+            cell.metadata.setdefault("mystnb", {}).update(
+                code_prompt_show="Show solution", code_prompt_hide="Hide solution"
+            )
         alts = [
             str(o.get("metadata", {}).get("image/png", {}).get("alt", "")).strip()
             for o in cell.get("outputs", [])
@@ -203,8 +223,13 @@ def finish_page(nb: Any, lesson: str, solutions: bool) -> Any:
                 if len(alts) == 1
                 else " ".join(f"Figure {i + 1}: {a}" for i, a in enumerate(alts))
             )
+            if not all(alts):
+                raise RuntimeError(
+                    f"{lesson}, cell {cell.get('id')}: a figure without alt text; "
+                    "show figures with course.plots.show(name), which describes them"
+                )
             image = cell.metadata.setdefault("mystnb", {}).setdefault("image", {})
-            image["alt"] = alt or "A figure of this lesson (no description)."
+            image["alt"] = alt
     badge = next(
         (i for i, c in enumerate(nb.cells) if c.get("id") == "colab-badge"), None
     )
@@ -246,19 +271,18 @@ def readme_sections(text: str) -> dict[str, str]:
     return sections
 
 
-def _site_markdown(text: str, promote: bool = True) -> str:
+def _site_markdown(text: str, promote: bool = True, pages: str = "") -> str:
     """README text for the site: links to repository files point at the
     repository, code blocks holding hidden-test or solution markers (the lesson
     source format, with an answer) are left out, headings move up one level."""
     markers = (hidden_markers()[0], solution_markers()[0])
     blocks = re.split(r"(^```.*?^```[^\n]*\n)", text, flags=re.S | re.M)
     kept = []
+    note = "*(This example of a lesson's source is in the repository's README.)*\n"
     for block in blocks:
         if block.startswith("```") and any(m in block for m in markers):
-            kept.append(
-                "*(The lesson source format, hidden tests included, is in the "
-                "repository's README.)*\n"
-            )
+            if not kept or kept[-1] != note and kept[-1].strip():
+                kept.append(note)
         else:
             kept.append(block)
     text = "".join(kept)
@@ -267,6 +291,9 @@ def _site_markdown(text: str, promote: bool = True) -> str:
     text = re.sub(r"`###\s+BEGIN\s+HIDDEN\s+TESTS`", "its begin marker", text)
     text = re.sub(r"`###\s+END\s+HIDDEN\s+TESTS`", "its end marker", text)
     text = text.replace(f"`{REFERENCE_PREFIX}` names", "reference names")
+    for heading, name in INSTRUCTOR_PAGES:
+        anchor = re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
+        text = text.replace(f"](#{anchor})", f"]({pages}{name})")
     base = f"{REPOSITORY.rstrip('/')}/blob/{BRANCH}/"
     text = re.sub(
         r"\]\((?!https?://|#|mailto:)([^)\s]+)\)", lambda m: f"]({base}{m[1]})", text
@@ -288,7 +315,9 @@ def _syllabus(text: str) -> str:
 def home_page(readme: str) -> str:
     sections = readme_sections(readme)
     intro = sections[""].split("\n", 1)[1]  # without the README's title
-    students = _site_markdown(sections.get("Students", ""), promote=False)
+    students = _site_markdown(
+        sections.get("Students", ""), promote=False, pages="instructors/"
+    )
     days = "\n".join(f"days/{n}" for n in lesson_names())
     pages = "\n".join(f"instructors/{name}" for _, name in INSTRUCTOR_PAGES)
     return f"""# GPU acceleration with Python
@@ -308,7 +337,7 @@ the student notebook to download.
 
 ### Locally
 
-{_site_markdown(sections.get("Quick start", "")).strip()}
+{_site_markdown(sections.get("Quick start", ""), pages="instructors/").strip()}
 
 {students.strip()}
 
@@ -363,6 +392,28 @@ def _block_lines(source: str, markers: tuple[str, str]) -> list[str]:
     return lines
 
 
+def _student_text(notebook: Path) -> str:
+    import nbformat
+
+    return "\n".join(c.source for c in nbformat.read(notebook, as_version=4).cells)
+
+
+def _shown_source(lesson: str, solutions: bool) -> str:
+    """The lesson's source without its hidden tests (and, without solutions,
+    without its answers): what a page may show, built from the source alone."""
+    removed = [hidden_markers()] + ([] if solutions else [solution_markers()])
+    kept, inside = [], None
+    for line in find_lesson(lesson).read_text(encoding="utf-8").splitlines():
+        for begin, end in removed:
+            if begin in line:
+                inside = end
+        if inside is None:
+            kept.append(line)
+        elif inside in line:
+            inside = None
+    return "\n".join(kept)
+
+
 def forbidden_text(solutions: bool, allowed: str) -> dict[str, str]:
     """Text no built file may hold: markers, reference names, each hidden
     test's lines and, without solutions, each answer's lines. Lines that also
@@ -384,10 +435,27 @@ def forbidden_text(solutions: bool, allowed: str) -> dict[str, str]:
     return found
 
 
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
 def _visible_text(path: Path) -> str:
+    """The file's text as a reader meets it: HTML without tags and entities,
+    JSON (notebooks included) as its decoded strings."""
     text = path.read_text(encoding="utf-8", errors="replace")
     if path.suffix == ".html":
-        text = html.unescape(re.sub(r"<[^>]+>", "", text))
+        text = html.unescape(re.sub(r"<[^>]+>", " ", text)) + "\n" + html.unescape(text)
+    elif path.suffix in (".ipynb", ".json"):
+        try:
+            text = "\n".join(_strings(json.loads(text)))
+        except ValueError:
+            pass
     return text
 
 
@@ -440,7 +508,7 @@ def build_site(
             path = src / "instructors" / f"{name}.md"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-        allowed = []
+        allowed = [readme]
         for lesson in names:
             nb, hit = executed(lesson, cache, log)
             (report.cached if hit else report.executed).append(lesson)
@@ -450,8 +518,8 @@ def build_site(
             target = src / "_extra" / "notebooks" / f"{lesson}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(student, target)
-            allowed.append("\n".join(c.source for c in nb.cells))
-            allowed.append(student.read_text(encoding="utf-8"))
+            allowed.append(_shown_source(lesson, solutions))
+            allowed.append(_student_text(student))
         allowed.append((src / "index.md").read_text(encoding="utf-8"))
         allowed += [p.read_text(encoding="utf-8") for p in src.glob("instructors/*")]
         if out.exists():
@@ -459,7 +527,7 @@ def build_site(
         log(f"rendering {len(names)} Days with Sphinx...")
         built = subprocess.run(
             [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "auto",
-             str(src), str(out)],
+             "-d", str(src / "_doctrees"), str(src), str(out)],
             capture_output=True,
             text=True,
             env=dict(os.environ, PYTHONWARNINGS="ignore"),
@@ -475,7 +543,13 @@ def build_site(
                 f"{len(problems)} leak(s); nothing was kept:\n"
                 + "\n".join(problems[:20])
             )
-        report.pages = len(list(out.rglob("*.html")))
+        report.pages = len(
+            [
+                p
+                for p in out.rglob("*.html")
+                if "_static" not in p.relative_to(out).parts
+            ]
+        )
         (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages
         (out / "course-site.json").write_text(
             json.dumps({"solutions": solutions, "lessons": names}) + "\n",

@@ -12,15 +12,18 @@ extensions = ["myst_nb"]
 nb_execution_mode = "off"
 nb_merge_streams = True
 myst_enable_extensions = ["colon_fence"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+exclude_patterns = ["_build", "_doctrees", "_extra", "**.ipynb_checkpoints"]
 html_theme = "sphinx_book_theme"
 html_title = "GPU acceleration with Python"
 html_extra_path = ["_extra"]
+html_copy_source = False
 html_last_updated_fmt = ""
 html_theme_options = {
     "repository_url": os.environ.get("COURSE_SITE_REPOSITORY", ""),
     "use_repository_button": bool(os.environ.get("COURSE_SITE_REPOSITORY")),
-    "use_download_button": True,
+    # The student notebook is the download (each Day links it); the page's
+    # own source, with the reference's outputs, is not offered.
+    "use_download_button": False,
     "home_page_in_toc": True,
     "show_toc_level": 2,
 }

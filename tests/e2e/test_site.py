@@ -14,6 +14,7 @@ in Colab" link and a student notebook that downloads; search finds
 from __future__ import annotations
 
 import html
+import json
 import re
 import subprocess
 import sys
@@ -26,10 +27,13 @@ import pytest
 from autograder.conventions import hidden_markers, solution_markers
 from autograder.lessons import REPO_ROOT, find_lesson, lesson_names
 from autograder.site import build_site
-from tests.e2e.test_browser import CHROMIUM, FLAGS, SHOTS
+from tests.e2e.test_browser import CHROMIUM, SHOTS, browser  # noqa: F401 - fixture
 from tests.servers import free_port, stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("site")]
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (make browser)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -70,17 +74,32 @@ def _student_text() -> str:
 
 def _texts(out: Path):
     for path in sorted(out.rglob("*")):
-        if path.suffix not in {".html", ".js", ".json", ".txt", ".ipynb"}:
+        if path.suffix not in {".html", ".js", ".json", ".txt", ".ipynb", ".md"}:
             continue
         if path.relative_to(out).parts[0] == "_static" and path.suffix != ".ipynb":
             continue
         raw = path.read_text(encoding="utf-8", errors="replace")
-        yield path, raw + "\n" + html.unescape(re.sub(r"<[^>]+>", "", raw))
+        decoded = []
+        if path.suffix in (".ipynb", ".json"):  # quotes are escaped in JSON
+            decoded = _strings(json.loads(raw))
+        tagless = html.unescape(re.sub(r"<[^>]+>", "", raw))
+        yield path, "\n".join([raw, tagless, *decoded])
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def test_the_second_build_executes_nothing(sites):
     first, second = sites
     assert sorted(first.executed + first.cached) == lesson_names()
+    assert not (first.out / ".doctrees").exists()  # Sphinx's pickles stay out
     assert second.executed == [] and second.cached == lesson_names()
     assert first.pages >= len(lesson_names()) + 4  # home, Days, instructor pages
 
@@ -142,21 +161,8 @@ def served(sites):
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (make browser)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    profile = tmp_path_factory.mktemp("site-chromium")
-    with playwright_api.sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=FLAGS,
-            viewport={"width": 1400, "height": 900},
-        )
-        yield context.new_page()
-        context.close()
+def page(browser):  # noqa: F811 - the fixture imported above
+    return browser.new_page()
 
 
 def _open(page, url: str) -> list[str]:
@@ -179,6 +185,7 @@ def _open(page, url: str) -> list[str]:
     return errors
 
 
+@needs_chromium
 def test_every_page_loads_clean_with_alt_text_and_closed_solutions(served, page):
     with_answers, without = served
     for base in (with_answers, without):
@@ -208,6 +215,7 @@ def test_every_page_loads_clean_with_alt_text_and_closed_solutions(served, page)
                 page.screenshot(path=str(SHOTS / "site-day03.png"))
 
 
+@needs_chromium
 def test_search_finds_synchronisation(served, page):
     base = served[0]
     assert _open(page, f"{base}/search.html?q=synchronisation") == []
