@@ -435,13 +435,14 @@ def forbidden_text(solutions: bool, allowed: str) -> dict[str, str]:
     return found
 
 
-def _strings(value: Any) -> list[str]:
+def json_strings(value: Any) -> list[str]:
+    """Every string in decoded JSON (keys aside), depth first."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
+        return [s for v in value.values() for s in json_strings(v)]
     if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
+        return [s for v in value for s in json_strings(v)]
     return []
 
 
@@ -453,7 +454,7 @@ def _visible_text(path: Path) -> str:
         text = html.unescape(re.sub(r"<[^>]+>", " ", text)) + "\n" + html.unescape(text)
     elif path.suffix in (".ipynb", ".json"):
         try:
-            text = "\n".join(_strings(json.loads(text)))
+            text = "\n".join(json_strings(json.loads(text)))
         except ValueError:
             pass
     return text

@@ -26,7 +26,7 @@ import pytest
 
 from autograder.conventions import hidden_markers, solution_markers
 from autograder.lessons import REPO_ROOT, find_lesson, lesson_names
-from autograder.site import build_site
+from autograder.site import build_site, json_strings
 from tests.e2e.test_browser import CHROMIUM, SHOTS, browser  # noqa: F401 - fixture
 from tests.servers import free_port, stop
 
@@ -81,19 +81,9 @@ def _texts(out: Path):
         raw = path.read_text(encoding="utf-8", errors="replace")
         decoded = []
         if path.suffix in (".ipynb", ".json"):  # quotes are escaped in JSON
-            decoded = _strings(json.loads(raw))
+            decoded = json_strings(json.loads(raw))
         tagless = html.unescape(re.sub(r"<[^>]+>", "", raw))
         yield path, "\n".join([raw, tagless, *decoded])
-
-
-def _strings(value) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def test_the_second_build_executes_nothing(sites):
