@@ -4,11 +4,15 @@
   variables (tokens, cloud keys, paths to its caches) never reach a kernel, and
   the warm-kernel server starts with the same list, since a forked child still
   shows its parent's environment block in ``/proc/self/environ``.
+  :func:`worker_env` is the list for the grader's own worker processes: the
+  same, and the course's ``COURSE_*`` and ``XDG_*`` settings.
 * :class:`ProcessCage`: a ``pids`` cgroup per notebook where the cgroup file
   system is writable (root, or a delegated cgroup): it caps processes and
   threads (room for about 2,000, which numba's CUDA simulator needs), and when
   the notebook ends every process in it is killed, including those that left
-  the kernel's session. Elsewhere the kernel's process group is killed.
+  the kernel's session. Elsewhere the kernel's process group is killed. A
+  kernel in namespaces of its own is a chain of processes (its stand-in, PID 1,
+  the kernel): all of them go into the cgroup.
 * :func:`folder_bytes`: what a kernel wrote into its folder, for the write cap.
 """
 
@@ -53,6 +57,45 @@ def kernel_env(env: dict[str, str]) -> dict[str, str]:
     }
     kept.update(GRADING_ENV)
     return kept
+
+
+#: Prefixes of the grader's own settings that its workers keep as well.
+WORKER_PREFIXES = ("COURSE_", "XDG_")
+
+
+def worker_env(env: dict[str, str]) -> dict[str, str]:
+    """What a grading worker process keeps of ``env``: :data:`ALLOWED` and the
+    course's settings, without :data:`GRADING_ENV` (which is for kernels)."""
+    prefixes = ALLOWED_PREFIXES + WORKER_PREFIXES
+    return {k: v for k, v in env.items() if k in ALLOWED or k.startswith(prefixes)}
+
+
+def set_environment(env: dict[str, str]) -> None:
+    """Replace this process's environment by ``env`` (a pool's initializer)."""
+    os.environ.clear()
+    os.environ.update(env)
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes started by ``pid`` (and by them), that are alive now."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                path = f"/proc/{parent}/task/{task}/children"
+                with open(path, encoding="ascii") as f:
+                    children = [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += children
+            todo += children
+    return found
 
 
 def folder_bytes(folder: Path, stop_at: int | None = None) -> int:
@@ -110,16 +153,18 @@ class ProcessCage:
         return "cgroup" if self.path is not None else "process group"
 
     def add(self, pid: int) -> None:
-        """Put a kernel (and so everything it starts from now on) in the cage."""
+        """Put a kernel, the processes it has started, and so everything they
+        start from now on, in the cage."""
         try:
             self.pgids.add(os.getpgid(pid))
         except OSError:
             pass
         if self.path is not None:
-            try:
-                (self.path / "cgroup.procs").write_text(str(pid))
-            except OSError:
-                pass
+            for each in [pid, *descendants(pid)]:
+                try:
+                    (self.path / "cgroup.procs").write_text(str(each))
+                except OSError:
+                    pass
 
     def pids(self) -> list[int]:
         """Processes in the cgroup now (empty without one)."""

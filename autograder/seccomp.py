@@ -1,4 +1,5 @@
-"""A seccomp filter for grading kernels: no UDP, no new UNIX sockets, no io_uring.
+"""A seccomp filter for grading kernels: no UDP, no new UNIX sockets, no io_uring,
+no new namespaces, and no system call of another ABI.
 
 Landlock (:mod:`autograder.sandbox`) covers files, TCP and signals; it does not
 cover UDP (a DNS query could still carry data off the machine) or UNIX sockets
@@ -13,9 +14,19 @@ makes ``socket()`` fail with ``EPERM`` for
 * any ``AF_PACKET`` socket;
 
 and makes ``io_uring_setup`` fail too (io_uring can open sockets without the
-``socket`` system call). Everything else passes. The filter checks the
-architecture first; its system call numbers are those of x86-64 and aarch64,
-and on any other architecture it is not installed (:func:`supported`).
+``socket`` system call). A kernel also stays in the namespaces it was given
+(:mod:`autograder.namespaces`): ``unshare``, ``setns`` and a ``clone`` with any
+``CLONE_NEW*`` flag fail with ``EPERM``; ``clone3``, whose flags are in memory a
+filter cannot read, fails with ``ENOSYS``, so that the C library falls back to
+``clone`` (threads and subprocesses still start).
+
+The filter checks the architecture first: a call of another ABI (i386 through
+``int 0x80`` on x86-64, 32-bit ARM on aarch64) and an x32 call (x86-64 numbers
+from ``0x40000000``) fail with ``EPERM``, as every refusal here does: the cell
+gets an ``OSError`` it can report, and the notebook's other cells are still
+graded (killing the kernel would end the notebook). Its system call numbers are
+those of x86-64 and aarch64; on any other architecture it is not installed
+(:func:`supported`).
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ import struct
 
 # BPF instruction classes and fields (linux/filter.h, linux/bpf_common.h).
 _LD, _JMP, _RET, _ALU = 0x00, 0x05, 0x06, 0x04
-_W, _ABS, _K, _JEQ, _JSET, _AND = 0x00, 0x20, 0x00, 0x10, 0x40, 0x50
+_W, _ABS, _K, _JEQ, _JGE, _JSET, _AND = 0x00, 0x20, 0x00, 0x10, 0x30, 0x40, 0x50
 _SECCOMP_RET_ALLOW = 0x7FFF0000
 _SECCOMP_RET_ERRNO = 0x00050000
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
@@ -39,6 +50,16 @@ ARCHES = {
     "x86_64": (0xC000003E, 41, 425),
     "aarch64": (0xC00000B7, 198, 425),
 }
+#: Per machine: (clone, clone3, unshare, setns).
+NAMESPACE_CALLS = {
+    "x86_64": (56, 435, 272, 308),
+    "aarch64": (220, 435, 97, 268),
+}
+#: x32 system calls: x86-64 numbers with this bit set (and x86-64's AUDIT_ARCH).
+X32_SYSCALL_BIT = 0x40000000
+#: CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (CLONE_NEWTIME
+#: is in clone's exit-signal byte: clone3 and unshare only, both refused).
+CLONE_NEW_FLAGS = 0x7E020000
 AF_UNIX, AF_INET, AF_INET6, AF_PACKET = 1, 2, 10, 17
 SOCK_STREAM, SOCK_TYPE_MASK = 1, 0xF
 
@@ -61,14 +82,22 @@ def _assemble(lines: list[tuple]) -> list[bytes]:
 
 def program(machine: str | None = None) -> list[bytes]:
     """The filter's BPF instructions for ``machine`` (default: this one)."""
-    arch, nr_socket, nr_uring = ARCHES[machine or platform.machine()]
+    machine = machine or platform.machine()
+    arch, nr_socket, nr_uring = ARCHES[machine]
+    nr_clone, nr_clone3, nr_unshare, nr_setns = NAMESPACE_CALLS[machine]
     jeq, load = _JMP | _JEQ | _K, _LD | _W | _ABS
+    x32 = [("", _JMP | _JGE | _K, X32_SYSCALL_BIT, "deny", None)]
     return _assemble(
         [
             ("", load, _ARCH, None, None),
-            ("", jeq, arch, "nr", "allow"),  # another ABI (x32): not ours to judge
+            ("", jeq, arch, "nr", "deny"),  # another ABI (i386, arm32): refused
             ("nr", load, _NR, None, None),
+            *(x32 if machine == "x86_64" else []),
             ("", jeq, nr_uring, "deny", None),
+            ("", jeq, nr_clone3, "nosys", None),
+            ("", jeq, nr_unshare, "deny", None),
+            ("", jeq, nr_setns, "deny", None),
+            ("", jeq, nr_clone, "clone", None),
             ("", jeq, nr_socket, None, "allow"),
             ("", load, _ARG0, None, None),  # the address family
             ("", jeq, AF_UNIX, "deny", None),
@@ -78,8 +107,11 @@ def program(machine: str | None = None) -> list[bytes]:
             ("type", load, _ARG1, None, None),  # the socket type...
             ("", _ALU | _AND | _K, SOCK_TYPE_MASK, None, None),  # ...without flags
             ("", jeq, SOCK_STREAM, "allow", "deny"),  # TCP only
+            ("clone", load, _ARG0, None, None),  # the flags (their low 32 bits)
+            ("", _JMP | _JSET | _K, CLONE_NEW_FLAGS, "deny", "allow"),
             ("allow", _RET | _K, _SECCOMP_RET_ALLOW, None, None),
             ("deny", _RET | _K, _SECCOMP_RET_ERRNO | errno.EPERM, None, None),
+            ("nosys", _RET | _K, _SECCOMP_RET_ERRNO | errno.ENOSYS, None, None),
         ]
     )
 

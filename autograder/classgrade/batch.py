@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 import time
@@ -115,6 +116,50 @@ def _templates(work: Path, lessons: set[str]) -> dict[str, tuple[Path, Path]]:
     return templates
 
 
+def _check_confinement(sandbox: bool, weak: bool) -> None:
+    """Stop before any work where kernels cannot get their namespaces."""
+    from autograder import namespaces
+    from autograder import sandbox as landlock
+
+    if sandbox and landlock.abi() > 0:
+        try:
+            namespaces.use(required=not weak)
+        except namespaces.NamespaceError as exc:
+            raise ValueError(str(exc)) from None
+
+
+def worker_pool(
+    workers: int, preload: tuple[str, ...] = ("autograder.classgrade.worker",)
+) -> ProcessPoolExecutor:
+    """Grading workers, started with the allow-listed environment.
+
+    A process shows the environment it was started with in /proc/<pid>/environ
+    whatever it changes later, so the workers are not forked from this process
+    (whose environment may hold the grader's secrets) but from a fork server
+    started with :func:`autograder.limits.worker_env` only; each worker then
+    takes that filtered environment as it is now.
+    """
+    from multiprocessing import forkserver
+
+    from autograder.limits import set_environment, worker_env
+
+    env = worker_env(dict(os.environ))
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(preload))
+    kept = dict(os.environ)
+    try:
+        set_environment(env)
+        forkserver.ensure_running()  # a no-op once it runs
+    finally:
+        set_environment(kept)
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=set_environment,
+        initargs=(env,),
+    )
+
+
 def grade_class(
     source: Path,
     lesson: str | None = None,
@@ -135,6 +180,7 @@ def grade_class(
     due: str | None = None,
     student: str | None = None,
     question: str | None = None,
+    weak_confinement: bool = False,
 ) -> ClassReport:
     """Grade every submission in ``source``; write results, CSVs and feedback.
 
@@ -152,10 +198,15 @@ def grade_class(
     the notebooks again but keeps only that test cell's new score. Nothing else
     is written, in the results or the gradebook.
 
+    Confined kernels get their own user, PID and mount namespaces; where Linux
+    refuses them the batch stops, unless ``weak_confinement`` accepts kernels
+    that can see the machine's other processes.
+
     Raises:
         ValueError: bad source or unknown lesson (one line, for the CLI).
     """
     start = time.perf_counter()
+    _check_confinement(sandbox, weak_confinement)
     if lesson is not None:
         lesson = find_lesson(lesson).stem
     out_dir = Path(out_dir).resolve()
@@ -215,12 +266,13 @@ def grade_class(
             threads=threads,
             warm=warm,
             confine=confine,
+            require_namespaces=not weak_confinement,
         )
         for s in todo
     ]
     whole: set[tuple[str, str]] = set()
     if batch:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(batch))) as pool:
+        with worker_pool(min(jobs, len(batch))) as pool:
             futures = [pool.submit(grade_job, job) for job in batch]
             for future in as_completed(futures):
                 result = future.result()
