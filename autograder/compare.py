@@ -10,98 +10,62 @@ values. An empty list means the results match.
 Tolerances: a reference value wrapped in ``Approx`` carries its own; other
 floating-point values get the default for their dtype, wide enough for a
 different number of threads summing in a different order.
+
+How much a message tells is a policy (``compare_results(..., reveal=...)``):
+:data:`PASS_FAIL` says only ``failed``; :data:`MESSAGE` (the default) says what
+differs and where (type, shape, dtype, device, which values, a bound's limits)
+but never a value of the reference, so a hidden test's answer cannot be read
+off its feedback; :data:`VALUES` also quotes the values (``got 6.8,
+expected 6.831749``).
 """
 
 from __future__ import annotations
 
 import base64
 import math
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
+from autograder.result_nodes import BadResults
+from autograder.result_nodes import array_of as _values
+from autograder.result_nodes import dtype_of as _dtype
+from autograder.result_nodes import kind_name as _kind_name
+from autograder.result_nodes import number_of as _number
+from autograder.result_nodes import numbers_of as _as_numbers
+from autograder.result_nodes import show as _show
+
+#: Feedback policies for hidden tests (see the module).
+PASS_FAIL = "pass-fail"
+MESSAGE = "message"
+VALUES = "values"
+POLICIES = (PASS_FAIL, MESSAGE, VALUES)
+DEFAULT_POLICY = MESSAGE
+#: The one message :data:`PASS_FAIL` gives.
+FAILED = "failed"
+_REVEAL: ContextVar[str] = ContextVar("reveal", default=DEFAULT_POLICY)
+
 #: Default (rtol, atol) per floating dtype kind and size.
 DEFAULT_TOLERANCE = {2: (1e-2, 1e-3), 4: (1e-5, 1e-6), 8: (1e-9, 1e-12)}
 _MAX_MESSAGES = 3
-_MAX_ELEMENTS = 50_000_000
 
 
-class BadResults(ValueError):
-    """A submission's results are not a valid results tree."""
+def _values_shown() -> bool:
+    return _REVEAL.get() == VALUES
 
 
-def _show(node: Any) -> str:
-    t = node.get("t") if isinstance(node, dict) else None
-    if t == "device":
-        return f"torch.device({node['v']!r})"
-    if t in ("int", "str", "dtype"):
-        return f"{node['v']!r} (a str)" if t == "str" else str(node["v"])
-    if t == "float":
-        return node["v"]
-    if t == "bool":
-        return str(node["v"])
-    if t == "none":
-        return "None"
-    if t == "array":
-        return f"{_kind_name(node)} of shape {tuple(node['shape'])}"
-    if t == "raised":
-        return f"an exception {node['type']}"
-    if t in ("list", "tuple"):
-        return f"a {t} of {len(node['v'])}"
-    if t == "dict":
-        return f"a dict of {len(node['v'])} key(s)"
-    if t == "object":
-        return f"an object of type {node.get('type')}"
-    return "something unreadable"
+_KINDS = {"bool": "bool", "str": "str", "device": "torch.device", "dtype": "dtype"}
 
 
-def _kind_name(node: dict) -> str:
-    kind = node.get("kind")
-    if kind == "torch":
-        return f"a tensor on {node.get('device')}"
-    if kind == "device":
-        return f"a device array on {node.get('device')}"
-    if kind == "numpy-scalar":
-        return f"a NumPy {np.dtype(node['dtype']).name} scalar"
-    return "a NumPy array"
-
-
-def _values(node: dict) -> np.ndarray:
-    """The array of a validated array node (raises BadResults)."""
-    try:
-        dtype = np.dtype(node["dtype"])
-        shape = tuple(int(n) for n in node["shape"])
-    except (TypeError, ValueError, KeyError) as exc:
-        raise BadResults(f"bad array description: {exc}") from None
-    if dtype.kind not in "biufc" or any(n < 0 for n in shape):
-        raise BadResults("bad array description")
-    count = math.prod(shape)
-    if count > _MAX_ELEMENTS:
-        raise BadResults("array too large")
-    data = node.get("data")
-    if not isinstance(data, str):
-        raise BadResults("array without data")
-    raw = base64.b64decode(data.encode("ascii"), validate=True)
-    if len(raw) != count * dtype.itemsize:
-        raise BadResults("array data does not match its shape and dtype")
-    return np.frombuffer(raw, dtype=dtype).reshape(shape)
-
-
-def _dtype(node: dict) -> np.dtype:
-    try:
-        dtype = np.dtype(str(node.get("dtype")))
-    except TypeError:
-        raise BadResults("bad dtype") from None
-    if dtype.kind not in "biufc":
-        raise BadResults("bad dtype")
-    return dtype
-
-
-def _number(node: dict) -> float:
-    try:
-        return float(node["v"])
-    except (TypeError, ValueError, KeyError):
-        raise BadResults("bad number") from None
+def _expected(want: dict, got: Any) -> str:
+    """``want`` named in a type mismatch: by its value only where that is shown,
+    or where the submission holds the same text already (``'cuda'``, a str)."""
+    t = want.get("t")
+    if _values_shown() or t not in _KINDS:
+        return _show(want)
+    same = isinstance(got, dict) and str(got.get("v")) == str(want.get("v"))
+    return _show(want) if same else f"a {_KINDS[t]}"
 
 
 def _close(want: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> str:
@@ -119,6 +83,11 @@ def _close(want: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> str:
     bad = np.argwhere(~ok)
     first = tuple(int(i) for i in bad[0])
     at = f" at index {first}" if want.ndim else ""
+    if not _values_shown():
+        return (
+            f"{int((~ok).sum())} of {want.size} value(s) differ beyond the "
+            f"tolerance (rtol={rtol:g}, atol={atol:g})" + (f"; first{at}" if at else "")
+        )
     got_value = (got[first] if want.ndim else got).item()
     want_value = (want[first] if want.ndim else want).item()
     return (
@@ -187,7 +156,8 @@ def _compare_arrays(want: dict, got: dict, label: str, tol: Any) -> list[str]:
 
 
 def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list[str]:
-    """Messages for every way ``got`` differs from ``want`` (at most a few)."""
+    """Messages for every way ``got`` differs from ``want`` (at most a few),
+    under the policy :func:`compare_results` sets (alone: :data:`MESSAGE`)."""
     if not isinstance(got, dict) or "t" not in got:
         return [f"{label}: the results could not be read"]
     kind = want["t"]
@@ -238,12 +208,16 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
                 tol,
             )
         if value != int(want["v"]):
+            if not _values_shown():
+                return [f"{label}: not the expected int"]
             return [f"{label}: got {value}, expected {want['v']}"]
         return []
     if kind in ("bool", "str", "device", "dtype", "none"):
         if got.get("t") != kind:
-            return [f"{label}: expected {_show(want)}, got {_show(got)}"]
+            return [f"{label}: expected {_expected(want, got)}, got {_show(got)}"]
         if got.get("v") != want.get("v"):
+            if not _values_shown():
+                return [f"{label}: not the expected {_KINDS.get(kind, kind)}"]
             return [f"{label}: got {_show(got)}, expected {_show(want)}"]
         return []
     if kind == "raised":
@@ -272,18 +246,6 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
             return [f"{label}: expected {_show(want)}, got {_show(got)}"]
         return []
     return [f"{label}: cannot compare a value of kind {kind!r}"]
-
-
-def _as_numbers(node: dict) -> np.ndarray | None:
-    """Any numeric node as an array (values only), or None."""
-    t = node.get("t")
-    if t in ("float", "int"):
-        return np.asarray(_number(node))
-    if t == "bool":
-        return np.asarray(bool(node.get("v")))
-    if t == "array" and node.get("data") is not None:
-        return _values(node)
-    return None
 
 
 def _compare_numbers(want: dict, got: dict, label: str, tol: Any) -> list[str]:
@@ -335,6 +297,10 @@ def _compare_bound(want: dict, got: dict, label: str) -> list[str]:
     return []
 
 
+def _is_str(node: Any) -> bool:
+    return isinstance(node, dict) and node.get("t") == "str"
+
+
 def _key_text(node: Any) -> str:
     if isinstance(node, dict) and node.get("t") in ("str", "int", "float", "bool"):
         return repr(node["v"]) if node["t"] == "str" else str(node["v"])
@@ -353,7 +319,13 @@ def _compare_dicts(want: dict, got: dict, label: str, tol: Any) -> list[str]:
     extra = [k for k in got_items if k not in want_items]
     problems: list[str] = []
     if missing:
-        problems.append(f"{label}: missing key(s) {', '.join(missing[:5])}")
+        named = missing[:5]
+        if not _values_shown():  # a key that is not a name may be an answer
+            texts = {_key_text(k) for k, _ in want["v"] if _is_str(k)}
+            named = [k for k in missing if k in texts][:5]
+        more = len(missing) - len(named)
+        others = f"{' and ' if named else ''}{more} other(s)" if more else ""
+        problems.append(f"{label}: missing key(s) {', '.join(named)}{others}")
     if extra:
         problems.append(f"{label}: unexpected key(s) {', '.join(extra[:5])}")
     if problems:
@@ -371,9 +343,24 @@ def _compare_dicts(want: dict, got: dict, label: str, tol: Any) -> list[str]:
     return problems[:_MAX_MESSAGES]
 
 
-def compare_results(want: Any, got: Any) -> list[str]:
-    """Compare two results trees; an unreadable submission gives one message."""
+def compare_results(want: Any, got: Any, reveal: str = DEFAULT_POLICY) -> list[str]:
+    """Compare two results trees; an unreadable submission gives one message.
+
+    ``reveal`` is the feedback policy, one of :data:`POLICIES` (see the module).
+
+    Raises:
+        ValueError: ``reveal`` is not a policy.
+    """
+    if reveal not in POLICIES:
+        raise ValueError(
+            f"hidden-test feedback {reveal!r} is not a policy; use one of "
+            + ", ".join(repr(p) for p in POLICIES)
+        )
+    token = _REVEAL.set(reveal)
     try:
-        return compare(want, got, "results")
+        problems = compare(want, got, "results")
     except (BadResults, KeyError, TypeError, ValueError, IndexError) as exc:
-        return [f"the results could not be read ({exc})"]
+        problems = [f"the results could not be read ({exc})"]
+    finally:
+        _REVEAL.reset(token)
+    return [FAILED] if problems and reveal == PASS_FAIL else problems

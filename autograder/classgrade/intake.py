@@ -8,37 +8,55 @@
 * a folder of loose notebooks, as a learning platform exports them: the student
   id is the file name without the assignment name, or comes from ``--map``;
 * a ``.zip`` of either, unpacked as a stream with limits on the number of
-  entries and on each entry's and the total uncompressed size: a zip bomb is
-  refused with a clear message, in bounded memory, and leaves nothing behind.
+  entries and on each entry's and the total uncompressed size. A zip over the
+  entry count or the total size is refused with a clear message, in bounded
+  memory, and leaves nothing behind; one bad entry (a name marked UTF-8 that is
+  not, over the size for one file, not a notebook) is skipped, with the reason,
+  and the rest is graded.
 
 Two files that map to the same student and assignment (``alice_01_devices``
 and ``alice__01_devices``, ``.IPYNB`` beside ``.ipynb``) are a conflict for the
-instructor to resolve: neither is graded, and both are listed.
+instructor to resolve: neither is graded, and both are listed. So are student
+ids that differ only in case (``alice``, ``Alice``): all of them are held back.
+A notebook that is not valid JSON is listed at intake and gets an
+``unreadable`` row. The last problem line sums up what intake did not grade.
+Unpacking a zip is :mod:`autograder.classgrade.unzip`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import re
+import json
 import shutil
-import zipfile
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
+from autograder.classgrade.unzip import (
+    _CHUNK,
+    MAX_ENTRIES,
+    MAX_ENTRY_BYTES,
+    MAX_TOTAL_BYTES,
+    IntakeError,
+    extract_zip,
+    shown,
+    student_id,
+)
 from autograder.late import parse_time, read_timestamp
 from autograder.lessons import lesson_names
 
-#: Limits for unpacking a zip export (bytes, bytes, entries).
-MAX_ENTRY_BYTES = 64 * 1024 * 1024
-MAX_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
-MAX_ENTRIES = 20_000
-_CHUNK = 1024 * 1024
-
-
-class IntakeError(ValueError):
-    """The source cannot be read at all (one line, for the command line)."""
+__all__ = [
+    "MAX_ENTRIES",
+    "MAX_ENTRY_BYTES",
+    "MAX_TOTAL_BYTES",
+    "Intake",
+    "IntakeError",
+    "Submission",
+    "collect_submissions",
+    "digest",
+    "extract_zip",
+    "shown",
+    "student_id",
+]
 
 
 @dataclass(frozen=True)
@@ -58,6 +76,7 @@ class Intake:
 
     submissions: list[Submission] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    not_graded: list[str] = field(default_factory=list)  # "name (why)"
 
 
 def digest(path: Path) -> str:
@@ -69,139 +88,20 @@ def digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def student_id(text: str) -> str:
-    """A file-system-safe student id made from a name."""
-    cleaned = re.sub(r"[^A-Za-z0-9._@-]+", "-", text).strip("-._")
-    return cleaned[:80]
-
-
-def shown(name: str) -> str:
-    """A file name as printable text (bytes that are not UTF-8 as ``\\xNN``)."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
-def extract_zip(
-    archive: Path,
-    target: Path,
-    *,
-    max_entry: int = MAX_ENTRY_BYTES,
-    max_total: int = MAX_TOTAL_BYTES,
-    max_entries: int = MAX_ENTRIES,
-    times: dict[Path, str] | None = None,
-) -> list[str]:
-    """Unpack ``archive`` into ``target`` safely; return the problems found.
-
-    Entries with absolute paths or ``..`` are skipped; names are cleaned; two
-    entries that land on the same file are both kept out and reported. Each
-    entry's date goes into ``times`` (unpacked path -> ISO text). A zip stores
-    no time zone: the date is read as UTC.
-
-    Raises:
-        IntakeError: not a zip, or over a limit (``target`` is then removed).
-    """
-    problems: list[str] = []
-    try:
-        zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise IntakeError(f"{archive}: not a readable zip file ({exc})") from None
-    target.mkdir(parents=True, exist_ok=True)
-    try:
-        with zf:
-            entries = [i for i in zf.infolist() if not i.is_dir()]
-            if len(entries) > max_entries:
-                raise IntakeError(
-                    f"{archive.name}: {len(entries):,} entries, more than the "
-                    f"{max_entries:,} allowed; split the export"
-                )
-            taken: dict[Path, str] = {}
-            clashes: set[Path] = set()
-            total = 0
-            for info in entries:
-                out = _safe_target(info.filename, target, problems)
-                if out is None:
-                    continue
-                if out in taken:
-                    clashes.add(out)
-                    problems.append(
-                        f"conflict: {shown(info.filename)!r} and "
-                        f"{shown(taken[out])!r} unpack to the same file; neither "
-                        "is graded (rename one)"
-                    )
-                    continue
-                taken[out] = info.filename
-                total += _copy_entry(zf, info, out, max_entry, max_total - total)
-                if times is not None:
-                    times[out] = _zip_time(info)
-            for out in clashes:
-                out.unlink(missing_ok=True)
-    except IntakeError:
-        shutil.rmtree(target, ignore_errors=True)
-        raise
-    return problems
-
-
-def _zip_time(info: zipfile.ZipInfo) -> str:
-    """A zip entry's date as ISO text, in UTC.
-
-    The entry's "extended timestamp" (extra field 0x5455, Unix time, UTC) when
-    the zip has one; otherwise its DOS date, which is the zipping machine's
-    local time with no zone, and is taken as UTC.
-    """
-    extra = info.extra
-    while len(extra) >= 4:
-        tag, size = (
-            int.from_bytes(extra[:2], "little"),
-            int.from_bytes(extra[2:4], "little"),
-        )
-        body = extra[4 : 4 + size]
-        if tag == 0x5455 and len(body) >= 5 and body[0] & 1:
-            seconds = int.from_bytes(body[1:5], "little", signed=True)
-            stamp = datetime.fromtimestamp(seconds, timezone.utc)
-            return stamp.replace(tzinfo=None).isoformat()
-        extra = extra[4 + size :]
-    try:
-        return datetime(*info.date_time).isoformat()
-    except ValueError:
+def _notebook_problem(path: Path) -> str:
+    """Why ``path`` is not a notebook, or "" (a large file is left to the grader)."""
+    if path.stat().st_size > MAX_ENTRY_BYTES:
         return ""
-
-
-def _safe_target(name: str, target: Path, problems: list[str]) -> Path | None:
-    parts = [p for p in Path(name).parts if p not in ("", ".")]
-    if not parts:
-        return None
-    if ".." in parts or Path(name).is_absolute():
-        problems.append(f"{shown(name)}: unsafe path in the zip, skipped")
-        return None
-    safe = [student_id(p) or "unnamed" for p in parts[:-1]]
-    stem, suffix = os.path.splitext(parts[-1])
-    safe.append((student_id(stem) or "unnamed") + suffix.lower())
-    if safe[-1] != parts[-1]:
-        problems.append(f"{shown(name)!r}: renamed to {safe[-1]}")
-    return target.joinpath(*safe)
-
-
-def _copy_entry(
-    zf: zipfile.ZipFile, info: zipfile.ZipInfo, out: Path, max_entry: int, left: int
-) -> int:
-    """Stream one entry to ``out``; return its size. Raises IntakeError on a limit."""
-    if info.file_size > max_entry:
-        raise IntakeError(
-            f"{shown(info.filename)}: {info.file_size:,} bytes unpacked, more than "
-            f"the {max_entry:,} allowed for one file (a zip bomb?)"
-        )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    written = 0
-    with zf.open(info) as src, open(out, "wb") as dst:
-        while chunk := src.read(_CHUNK):
-            written += len(chunk)
-            if written > max_entry or written > left:
-                what = "one file" if written > max_entry else "the whole zip"
-                raise IntakeError(
-                    f"{shown(info.filename)}: unpacks to more than the limit for "
-                    f"{what} (a zip bomb?); nothing was graded"
-                )
-            dst.write(chunk)
-    return written
+    raw = path.read_bytes()
+    if not raw.strip():
+        return "the file is empty"
+    try:
+        notebook = json.loads(raw)
+    except ValueError as exc:
+        return f"not valid JSON ({str(exc)[:80]})"
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        return "JSON, but not a notebook (no list of cells)"
+    return ""
 
 
 def _nbgrader_layout(source: Path, lesson: str | None) -> Intake | None:
@@ -278,6 +178,7 @@ def _loose_files(
                 f"conflict: {names} are all {student}/{lesson}; none is graded. "
                 "Rename them, or give each its student with --map"
             )
+            found.not_graded += [f"{shown(p.name)} (conflict)" for p in files]
             continue
         path = files[0]
         when = times.get(path.name) or zip_times.get(path, "")
@@ -302,19 +203,23 @@ def collect_submissions(
 
     ``times`` gives loose files their submission time by file name (the
     ``submitted_at`` column of ``--map``); it wins over a zip entry's date.
+    Whatever is not graded (a skipped zip entry, a conflict, a notebook that
+    cannot be read) is listed in the last problem line, ``intake: ...``.
 
     Raises:
-        IntakeError: ``source`` does not exist or is a broken or oversized zip.
+        IntakeError: ``source`` does not exist, is a broken zip, or a zip over
+            the entry count or the total size.
     """
     source = Path(source)
     problems: list[str] = []
+    skipped: list[str] = []
     zip_times: dict[Path, str] = {}
     if not source.exists():
         raise IntakeError(f"{source} does not exist")
     if source.is_file() and source.suffix.lower() == ".zip":
         unpacked = workdir / "unzipped"
         shutil.rmtree(unpacked, ignore_errors=True)
-        problems += extract_zip(source, unpacked, times=zip_times)
+        problems += extract_zip(source, unpacked, times=zip_times, skipped=skipped)
         source = unpacked
     if (source / "submitted").is_dir():
         source = source / "submitted"
@@ -331,4 +236,54 @@ def collect_submissions(
             "(the time each file was last changed, read as UTC when the zip does "
             "not say); for exact times give --map a submitted_at column"
         )
+    _hold_case_conflicts(found, layout is not None)
+    for sub in found.submissions:
+        why = _notebook_problem(sub.path)
+        if why:
+            found.not_graded.append(f"{_label(sub, layout is not None)} ({why})")
+    not_graded = skipped + found.not_graded
+    if not_graded:
+        found.problems.append(
+            f"intake: {len(found.submissions)} notebook(s) to grade; "
+            f"{len(not_graded)} not graded: {'; '.join(not_graded)}"
+        )
     return found.submissions, problems + found.problems
+
+
+def _label(sub: Submission, layout: bool) -> str:
+    """How a submission is named in problems: its folder, or its file's name."""
+    if layout:
+        return f"{sub.student}/{sub.lesson}"
+    return shown(sub.path.name)
+
+
+def _hold_case_conflicts(found: Intake, layout: bool) -> None:
+    """Hold back every submission whose student id differs from another's only
+    in case: one student twice, or two students whose results would land on one
+    file on a case-insensitive disk. The instructor decides which."""
+    spellings: dict[str, set[str]] = {}
+    for sub in found.submissions:
+        spellings.setdefault(sub.student.casefold(), set()).add(sub.student)
+    clashing = {key for key, ids in spellings.items() if len(ids) > 1}
+    if not clashing:
+        return
+    if layout:
+        fix = "rename the folders under submitted/ so that each student has one id"
+    else:
+        fix = (
+            "rename the files, or give each file its student id with --map FILE "
+            "(a CSV of file name,student id)"
+        )
+    for key in sorted(clashing):
+        held = [s for s in found.submissions if s.student.casefold() == key]
+        ids = ", ".join(sorted(spellings[key]))
+        files = ", ".join(_label(s, layout) for s in held)
+        found.problems.append(
+            f"conflict: student ids {ids} differ only in case; none of them is "
+            f"graded ({files}). If they are one student, or different students, "
+            f"{fix}, then grade again"
+        )
+        found.not_graded += [f"{_label(s, layout)} (case conflict)" for s in held]
+    found.submissions = [
+        s for s in found.submissions if s.student.casefold() not in clashing
+    ]

@@ -273,7 +273,46 @@ def test_reassemble_restores_tests_and_finds_answers_without_metadata():
     ]
     assert guards[0] == "install" and guards.count("restore") == 8
     assert "report" not in guards  # whether a test finished is the kernel's reply
-    assert any("matched by its first line" in f for f in flags)
+    assert any("matched by the names it defines" in f for f in flags)
+
+
+def test_reassemble_without_metadata_matches_on_names_not_the_first_line():
+    """Two answers that start alike (a decorator) each land in their own cell; a
+    provided cell kept as it is, with the same first line, is no answer."""
+    import nbformat
+
+    def answer(gid, source):
+        meta = {"grade_id": gid, "solution": True, "locked": False}
+        return nbformat.v4.new_code_cell(source, metadata={"nbgrader": meta})
+
+    stub = "@jit\ndef {}(x):\n    raise NotImplementedError()\n"
+    release = nbformat.v4.new_notebook()
+    release.cells = [
+        nbformat.v4.new_code_cell("@jit\ndef provided(x):\n    return x\n"),
+        answer("a-first", stub.format("first")),
+        answer("a-second", stub.format("second")),
+        answer("a-total", "total = None  # YOUR CODE HERE\n"),
+    ]
+    submitted = nbformat.v4.new_notebook()
+    submitted.cells = [
+        nbformat.v4.new_code_cell(source)
+        for source in (
+            "total = 42\n",
+            "@jit\ndef second(x):\n    return 2 * x\n",
+            "@jit\ndef first(x):\n    return x + 1\n",
+            "@jit\ndef provided(x):\n    return x\n",
+        )
+    ]
+    rebuilt, flags = reassemble(submitted, release)
+    got = {_cell_id(c): c.source for c in rebuilt.cells if _cell_id(c)}
+    assert got == {
+        "a-first": "@jit\ndef first(x):\n    return x + 1\n",
+        "a-second": "@jit\ndef second(x):\n    return 2 * x\n",
+        "a-total": "total = 42\n",
+    }
+    assert "metadata of a-total missing; matched by the names it assigns (total)" in (
+        flags
+    )
 
 
 def test_grade_cli_errors_are_one_line(tmp_path, capsys):

@@ -1,25 +1,39 @@
 """Intake: one student's file never harms another's, and zip exports are bounded.
 
 Broken and adversarial *exports* (the red-team suite's intake class): names
-that collide, a zip bomb, unsafe paths, stray copies in an nbgrader layout.
+that collide (also in case only), a zip bomb, one bad entry among good ones,
+unsafe paths, stray copies in an nbgrader layout; and answer cells whose
+metadata was stripped, put back in the right cells.
 """
 
 from __future__ import annotations
 
+import copy
+import io
+import random
 import shutil
+import struct
 import zipfile
 
+import nbformat
 import pytest
 
+from autograder.chain.reassemble import reassemble
 from autograder.classgrade.intake import (
     IntakeError,
     collect_submissions,
     extract_zip,
 )
-from autograder.lessons import REPO_ROOT
+from autograder.conventions import grade_id, is_answer
+from autograder.lessons import REPO_ROOT, source_to_notebook
 
 LESSON = "01_devices"
 BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+
+
+def _summary(problems):
+    (line,) = [p for p in problems if p.startswith("intake: ")]
+    return line
 
 
 def _copy(folder, name):
@@ -66,7 +80,6 @@ def test_zip_entries_that_land_on_one_file_are_kept_out(tmp_path):
 @pytest.mark.parametrize(
     ("entries", "size", "limits", "message"),
     [
-        (1, 200_000_000, {}, "for one file"),  # declared size over the per-file cap
         (3, 5_000_000, {"max_total": 10_000_000}, "the whole zip"),
         (30, 10, {"max_entries": 20}, "entries, more than the 20 allowed"),
     ],
@@ -89,12 +102,162 @@ def test_a_zip_bomb_is_refused_and_leaves_nothing_behind(
     assert not target.exists()
 
 
-def test_a_lying_zip_header_is_caught_while_streaming(tmp_path):
+def test_an_oversized_entry_is_skipped_and_everyone_else_is_graded(tmp_path):
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(BLANK, f"amy_{LESSON}.ipynb")
+        with zf.open(f"huge_{LESSON}.ipynb", "w", force_zip64=True) as entry:
+            for _ in range(70):  # 70 MB of zeros, over the 64 MiB for one file
+                entry.write(b"\0" * 1_000_000)
+        zf.write(BLANK, f"ben_{LESSON}.ipynb")
+    assert archive.stat().st_size < 1_000_000
+    subs, problems = collect_submissions(archive, None, tmp_path / "work")
+    assert sorted(s.student for s in subs) == ["amy", "ben"]
+    assert any(
+        p.startswith(f"huge_{LESSON}.ipynb: skipped, 70,000,000 bytes unpacked")
+        and "unzip the export and grade the folder" in p
+        for p in problems
+    )
+    assert "2 notebook(s) to grade; 1 not graded: huge_" in _summary(problems)
+    assert not (tmp_path / "work" / "unzipped" / f"huge_{LESSON}.ipynb").exists()
+
+
+def test_a_lying_or_broken_entry_is_skipped_and_the_rest_unpacked(tmp_path):
     archive = tmp_path / "liar.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(f"liar_{LESSON}.ipynb", b"\0" * 3_000_000)
-    with pytest.raises(IntakeError, match="zip bomb"):
-        extract_zip(archive, tmp_path / "out", max_entry=1_000_000)
+        zf.write(BLANK, f"amy_{LESSON}.ipynb")
+    data = bytearray(archive.read_bytes())
+    directory = data.index(b"PK\x01\x02")  # the liar's entry comes first
+    data[directory + 24 : directory + 28] = struct.pack("<L", 1000)  # "1000 bytes"
+    archive.write_bytes(bytes(data))
+    out, skipped = tmp_path / "out", []
+    problems = extract_zip(archive, out, max_entry=1_000_000, skipped=skipped)
+    (line,) = [p for p in problems if p.startswith(f"liar_{LESSON}.ipynb")]
+    assert "skipped, cannot be unpacked (Bad CRC-32" in line
+    assert "ask for the file again" in line
+    assert [p.name for p in out.iterdir()] == [f"amy_{LESSON}.ipynb"]
+    assert skipped[0].startswith(f"liar_{LESSON}.ipynb (cannot be unpacked")
+
+
+def _mislabelled_zip(path, good=("bob",), other=()):
+    """A zip whose entry ``zo\xe9\xe9_...`` says its name is UTF-8, and is not."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        zf.write(BLANK, f"zoé_{LESSON}.ipynb")  # non-ASCII: marked UTF-8
+        for name in good:
+            zf.write(BLANK, f"{name}_{LESSON}.ipynb")
+        for name in other:
+            zf.writestr(name, b"%PDF")
+    data = buffer.getvalue()
+    assert data.count("zoé_".encode()) == 2  # local header and central directory
+    path.write_bytes(data.replace("zoé_".encode(), b"zo\xe9\xe9_"))
+    return path
+
+
+def test_an_entry_name_marked_utf8_that_is_not_skips_that_entry_only(tmp_path):
+    archive = _mislabelled_zip(tmp_path / "export.zip", good=("bob", "cy"))
+    subs, problems = collect_submissions(archive, None, tmp_path / "work")
+    assert sorted(s.student for s in subs) == ["bob", "cy"]
+    name = f"zo\\xe9\\xe9_{LESSON}.ipynb"
+    (line,) = [p for p in problems if p.startswith(name)]
+    assert "skipped, its name is marked as UTF-8 but is not valid UTF-8" in line
+    assert "rename the file and zip it again" in line
+    assert f"1 not graded: {name} (its name is marked" in _summary(problems)
+    for line in problems:
+        line.encode("utf-8")  # printable as it is
+
+
+def test_an_entry_name_marked_utf8_that_is_not_does_not_stop_the_cli(tmp_path, capsys):
+    from autograder.cli import main
+
+    archive = _mislabelled_zip(tmp_path / "export.zip", (), ["report.pdf", ".DS_Store"])
+    assert main(["grade", str(archive), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"zo\\xe9\\xe9_{LESSON}.ipynb: skipped" in out
+    assert "report.pdf: skipped, not a notebook (.ipynb)" in out
+    assert "intake: 0 notebook(s) to grade; 2 not graded" in out
+
+
+def test_ids_that_differ_only_in_case_are_all_held_back(tmp_path):
+    src = tmp_path / "in"
+    for name in ("alice", "Alice", "ALICE", "bob"):
+        _copy(src, f"{name}_{LESSON}.ipynb")
+    subs, problems = collect_submissions(src, None, tmp_path / "work")
+    assert [s.student for s in subs] == ["bob"]
+    (conflict,) = [p for p in problems if "differ only in case" in p]
+    assert conflict.startswith("conflict: student ids ALICE, Alice, alice differ")
+    assert f"alice_{LESSON}.ipynb" in conflict and f"ALICE_{LESSON}.ipynb" in conflict
+    assert "--map" in conflict and "rename the files" in conflict
+    assert "3 not graded" in _summary(problems)
+    # --map resolves it: here, three students
+    names = {f"Alice_{LESSON}.ipynb": "alice0", f"ALICE_{LESSON}.ipynb": "alice1"}
+    subs, problems = collect_submissions(src, None, tmp_path / "w2", names)
+    assert sorted(s.student for s in subs) == ["alice", "alice0", "alice1", "bob"]
+    assert not [p for p in problems if "conflict" in p]
+
+
+def test_ids_that_differ_only_in_case_across_lessons_and_folders(tmp_path):
+    root = tmp_path / "submitted"
+    _copy(root / "dora" / LESSON, f"{LESSON}.ipynb")
+    _copy(root / "Dora" / "02_migration", "02_migration.ipynb")
+    _copy(root / "eli" / LESSON, f"{LESSON}.ipynb")
+    subs, problems = collect_submissions(root, None, tmp_path / "work")
+    assert [s.student for s in subs] == ["eli"]
+    (conflict,) = [p for p in problems if "differ only in case" in p]
+    assert (
+        "Dora, dora" in conflict and "rename the folders under submitted/" in conflict
+    )
+    assert f"dora/{LESSON}" in conflict and "Dora/02_migration" in conflict
+
+
+def test_notebooks_that_cannot_be_read_are_listed_at_intake(tmp_path):
+    src = tmp_path / "in"
+    _copy(src, f"ann_{LESSON}.ipynb")
+    (src / f"dina_{LESSON}.ipynb").write_text("{not json")
+    (src / f"emil_{LESSON}.ipynb").write_text("")
+    (src / f"finn_{LESSON}.ipynb").write_text('{"just": "json"}')
+    subs, problems = collect_submissions(src, None, tmp_path / "work")
+    # still a row each (status "unreadable" once graded): nobody vanishes
+    assert sorted(s.student for s in subs) == ["ann", "dina", "emil", "finn"]
+    summary = _summary(problems)
+    assert "4 notebook(s) to grade; 3 not graded" in summary
+    assert f"dina_{LESSON}.ipynb (not valid JSON (Expecting property name" in summary
+    assert f"emil_{LESSON}.ipynb (the file is empty)" in summary
+    assert f"finn_{LESSON}.ipynb (JSON, but not a notebook" in summary
+    assert "ann_" not in summary
+
+
+# -- answer cells without metadata ------------------------------------------------
+
+DAY09 = "09_kernels"
+
+
+def _day09_answers(notebook):
+    return {grade_id(c): c.source for c in notebook.cells if is_answer(c)}
+
+
+@pytest.mark.parametrize("seed", [None, 1, 2, 3])
+def test_day09_answers_without_metadata_each_land_in_their_own_cell(seed):
+    """SAXPY and the fused kernel both start with ``@cuda.jit``: each answer
+    goes to the cell that defines the same kernel, shuffled or not."""
+    release = nbformat.read(
+        REPO_ROOT / "notebooks" / DAY09 / f"{DAY09}.ipynb", as_version=4
+    )
+    solution = source_to_notebook(REPO_ROOT / "solutions" / DAY09 / f"{DAY09}.py")
+    reference = _day09_answers(solution)
+    assert sum(s.startswith("@cuda.jit") for s in reference.values()) == 2
+    stripped = copy.deepcopy(solution)
+    for cell in stripped.cells:
+        cell.metadata = {}
+    if seed is not None:
+        random.Random(seed).shuffle(stripped.cells)
+    rebuilt, flags = reassemble(stripped, release)
+    assert _day09_answers(rebuilt) == reference
+    assert (
+        "metadata of 09-saxpy missing; matched by the names it defines (saxpy_kernel)"
+        in flags
+    )
 
 
 def test_not_a_zip_is_one_clear_line(tmp_path):
