@@ -38,12 +38,12 @@ def release(
 ) -> list[Path]:
     """Release lessons (default: all) into ``out_dir`` (default: ``notebooks/``).
 
-    With ``probe``, then grade the delegation probe of every lesson that declares
-    course helpers (:mod:`autograder.probe`). Returns the written notebook paths.
+    With ``probe``, then run the delegation probe of every lesson
+    (:mod:`autograder.probe`). Returns the written notebook paths.
 
     Raises:
         LeakError: a released file contains solution or hidden-test text.
-        DelegationError: a course helper earns a hidden test's points.
+        DelegationError: a course helper reproduces a hidden test's results.
         RuntimeError: nbgrader failed on a lesson.
     """
     out_dir = REPO_ROOT / "notebooks" if out_dir is None else Path(out_dir)
@@ -65,10 +65,9 @@ def release(
             written += sorted(target.rglob("*.ipynb"))
             log(f"released {released.name} -> {target}")
     if probe:
-        from autograder.probe import helpers, run_probe
+        from autograder.probe import run_probe
 
         for name in names:
-            if helpers(name):
-                run_probe(name)
-                log(f"probe {name}: no course helper earns a hidden test's points")
+            report = run_probe(name)
+            log(f"probe {name}: no course helper reproduces a hidden test ({report})")
     return written
