@@ -13,7 +13,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 STAMP  := $(VENV)/.installed
 JOBS   ?= auto
-EXTRAS ?= dev,gpu
+EXTRAS ?= dev,gpu,grading
 
 .PHONY: venv demo test test-fast lint lab release release-check doctor bench bench-quick \
 	gpu-check bench-mlp bench-grading grade check clean instructor browser hub-proxy \
