@@ -12,7 +12,8 @@ keeps only outputs that the page shows as escaped text or as an image:
   its HTML is not rendered; its attachments are dropped.
 
 Scores and banners come from the page template alone, and each output stays in
-its own cell.
+its own cell. Widget state a kernel left in the notebook's metadata is dropped
+(the page would embed it as script data).
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ def as_plain_text(source: str) -> str:
 
 class SanitizeOutputs(NbGraderPreprocessor):
     """Keep only outputs that render as escaped text or images (see the module)."""
+
+    def preprocess(self, nb: Any, resources: Any):
+        nb.get("metadata", {}).pop("widgets", None)
+        return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int):
         if cell.get("cell_type") == "code":

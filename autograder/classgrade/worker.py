@@ -41,6 +41,7 @@ class Job:
     threads: int
     warm: bool
     confine: bool
+    require_namespaces: bool = True  # False: --allow-weak-confinement
 
     @property
     def result_file(self) -> Path:
@@ -126,8 +127,37 @@ def grade_job(job: Job) -> Result:
     return result
 
 
+def _source_limit(job: Job) -> int:
+    """The course's ``GradingExecute.max_source_bytes`` (0: no limit)."""
+    from autograder.chain.execute import source_limit
+    from autograder.scratch import course_config
+
+    return source_limit(course_config(Path(job.template)))
+
+
+def _too_large(job: Job, result: Result, size: int, limit: int) -> None:
+    """A submission over the size limit: every test cell 0, with the reason."""
+    result.status = "too-large"
+    result.message = (
+        f"not graded: the notebook is {size:,} bytes, over the limit of "
+        f"{limit:,}; clear its outputs (Kernel > Restart Kernel and Clear All "
+        "Outputs), remove any data pasted into cells, save and submit again"
+    )
+    release = nbformat.read(Path(job.release), as_version=4)
+    for cell in release.cells:
+        gid, meta = grade_id(cell), nbgrader_meta(cell)
+        if gid and meta.get("grade") and not meta.get("solution"):
+            result.per_question[gid] = [0.0, float(meta.get("points", 0))]
+            result.hints[gid] = "NotebookTooLarge: " + result.message
+
+
 def _read_submission(job: Job, result: Result) -> Any | None:
     """The submitted notebook, or None with the result's status set."""
+    path = Path(job.path)
+    size, limit = (path.stat().st_size if path.is_file() else 0), _source_limit(job)
+    if limit and size > limit:  # never parsed: reading it is the cost
+        _too_large(job, result, size, limit)
+        return None
     try:
         with warnings_silenced():
             submitted = nbformat.read(Path(job.path), as_version=4)
@@ -230,6 +260,7 @@ def _autograde(job: Job, jobdir: Path) -> tuple[Any | None, str]:
     config.GradingExecute.timeout = job.timeout
     config.GradingExecute.warm = job.warm
     config.GradingExecute.confine = job.confine
+    config.GradingExecute.require_namespaces = job.require_namespaces
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
     outcome = api.autograde(job.lesson, job.student, force=True, create=True)
     if not outcome.get("success"):
