@@ -58,8 +58,8 @@ from nbgrader.preprocessors import (  # noqa: E402
 
 from autograder.chain import (  # noqa: E402
     GradingExecute,
+    MeasuredRun,
     Reassemble,
-    SealTests,
     Verdict,
 )
 
@@ -70,9 +70,9 @@ c.Autograde.sanitize_preprocessors = [
     OverwriteKernelspec,
     OverwriteCells,
     CheckCellMetadata,
-    SealTests,
 ]
 c.Autograde.autograde_preprocessors = [
+    MeasuredRun,
     GradingExecute,
     IgnorePattern,
     ClearMetadataPreprocessor,
@@ -84,6 +84,14 @@ c.Autograde.autograde_preprocessors = [
 ]
 c.GradingExecute.timeout = 120
 c.GradingExecute.interrupt_on_timeout = True
+# Caps per notebook: a notebook file larger than max_source_bytes is not run
+# (each test scores 0, with the reason); output messages of every kind count
+# toward max_output_bytes, the rest is dropped; the whole notebook runs at most
+# max_notebook_seconds (None: min(900, 30 x timeout)), then its kernel is
+# stopped and what ran is graded.
+c.GradingExecute.max_source_bytes = 20_000_000
+c.GradingExecute.max_output_bytes = 2_000_000
+c.GradingExecute.max_notebook_seconds = None
 
 # Late submissions: the penalty nbgrader's AssignLatePenalties gives against a
 # lesson's due date (`nbgrader db assignment add LESSON --duedate=...` or

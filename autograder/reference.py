@@ -70,14 +70,14 @@ def results_of(notebook: Any) -> dict[str, list[Any]]:
     return found
 
 
-def _run(source: Path) -> dict[str, Any]:
-    """Execute the solution notebook; return each hidden test's results tree."""
+def execute_solution(nb: Any, prefix: str = "course-reference-") -> None:
+    """Run a notebook of the lesson's own code (a solution, or the probe's
+    watched copy) in a plain kernel of its own, in a new empty folder."""
     from nbclient import NotebookClient
 
-    nb = source_to_notebook(source)
-    folder = Path(tempfile.mkdtemp(prefix="course-reference-"))
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
     try:
-        client = NotebookClient(
+        NotebookClient(
             nb,
             timeout=TIMEOUT,
             kernel_name="python3",
@@ -87,10 +87,15 @@ def _run(source: Path) -> dict[str, Any]:
                 "--HistoryManager.enabled=False",
                 "--IPKernelApp.log_level=ERROR",
             ],
-        )
-        client.execute(env=dict(os.environ, **GRADING_ENV))
+        ).execute(env=dict(os.environ, **GRADING_ENV))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(source: Path) -> dict[str, Any]:
+    """Execute the solution notebook; return each hidden test's results tree."""
+    nb = source_to_notebook(source)
+    execute_solution(nb)
     failed = [
         f"{grade_id(c) or c.get('id')}: {o.get('ename')}: {o.get('evalue')}"
         for c in nb.cells
@@ -131,17 +136,85 @@ def reference_results(lesson: str) -> dict[str, Any]:
         ReferenceError: the solution fails its own tests.
     """
     source = find_lesson(lesson)
-    cache = cache_dir() / f"{source.stem}-{_fingerprint(source)}.json"
+    return _cached(source.stem, _fingerprint(source), lambda: _run(source))
+
+
+def _cached(stem: str, key: str, compute: Any) -> dict[str, Any]:
+    """``compute()``'s JSON, kept as ``<stem>-<key>.json`` in :func:`cache_dir`;
+    computed once by one process at a time, older versions removed."""
+    cache = cache_dir() / f"{stem}-{key}.json"
     if cache.is_file():
         return json.loads(cache.read_text(encoding="utf-8"))
     with _locked(cache.with_suffix(".lock")):
         if cache.is_file():  # another process computed it meanwhile
             return json.loads(cache.read_text(encoding="utf-8"))
-        results = _run(source)
+        found = compute()
         tmp = cache.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(results), encoding="utf-8")
+        tmp.write_text(json.dumps(found), encoding="utf-8")
         os.replace(tmp, cache)
-        for old in cache.parent.glob(f"{source.stem}-*.json"):
-            if old != cache:
+        kind = key.split("-")[0] + "-" if key.startswith("measured-") else ""
+        for old in cache.parent.glob(f"{stem}-{kind}*.json"):
+            measured = old.name.startswith(f"{stem}-measured-")
+            if old != cache and measured == bool(kind):
                 old.unlink(missing_ok=True)
-        return results
+        return found
+
+
+def _measure(source: Path) -> dict[str, Any]:
+    """Run the solution's measured program; return each test's record."""
+    import nbformat
+    from traitlets.config import Config
+
+    from autograder.chain.measured import records_of, run_error, run_program
+    from autograder.measured import build
+
+    nb = source_to_notebook(source)
+    release = REPO_ROOT / "notebooks" / source.stem / f"{source.stem}.ipynb"
+    program = build(nb, nbformat.read(release, as_version=4))
+    if program.refused:
+        raise ReferenceError(f"{source.stem}: the answer rules refuse the solution: "
+                             f"{program.refused}")  # fmt: skip
+    config = Config()
+    config.GradingExecute.timeout = TIMEOUT
+    folder = Path(tempfile.mkdtemp(prefix="course-reference-"))
+    try:
+        outputs = run_program(
+            program.to_json("reference", TIMEOUT), config,
+            {"metadata": {"path": str(folder)}},
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    records = records_of(outputs, None)
+    problems = [f"the run stopped: {run_error(outputs)}"] if run_error(outputs) else []
+    for gid in program.tests:
+        record = records.get(gid)
+        if record is None:
+            problems.append(f"{gid}: no record")
+        elif record.get("error") or record.get("tampered"):
+            problems.append(f"{gid}: {record.get('error') or record.get('tampered')}")
+        elif not all(c.get("ok") for c in record.get("checks", [])):
+            problems.append(f"{gid}: a check failed")
+    if problems:
+        raise ReferenceError(
+            f"the solution of {source.stem} fails its measured run: "
+            + "; ".join(problems)
+        )
+    return {gid: records[gid] for gid in program.tests}
+
+
+def measured_reference(lesson: str) -> dict[str, Any]:
+    """``{test grade_id: record}`` of the lesson's solution in the measured run
+    (:mod:`autograder.harness`), computed on first use and cached like
+    :func:`reference_results`.
+
+    Raises:
+        ReferenceError: the solution fails a test there, or breaks the rules.
+    """
+    source = find_lesson(lesson)
+    digest = hashlib.sha256(_fingerprint(source).encode())
+    for name in ("harness.py", "measured.py", "answer_rules.py"):
+        digest.update((REPO_ROOT / "autograder" / name).read_bytes())
+    release = REPO_ROOT / "notebooks" / source.stem / f"{source.stem}.ipynb"
+    digest.update(release.read_bytes() if release.is_file() else b"")
+    key = f"measured-{digest.hexdigest()[:20]}"
+    return _cached(source.stem, key, lambda: _measure(source))

@@ -22,8 +22,11 @@ process and everything it starts, for good:
   the warm-kernel server, other kernels). Landlock also forbids ``ptrace`` of
   them at every ABI, which covers ``/proc/<pid>/mem``.
 
-UDP and new UNIX sockets are refused by a seccomp filter installed right after
-(:mod:`autograder.seccomp`). Not covered here: memory and CPU, processes and
+UDP and new UNIX sockets, new namespaces and system calls of another ABI are
+refused by a seccomp filter installed right after (:mod:`autograder.seccomp`).
+Before both, the kernel gets its own user, PID and mount namespaces with a fresh
+``/proc`` (:mod:`autograder.namespaces`): the grader's processes and other
+grading runs are not there to read. Not covered here: memory and CPU, processes and
 bytes written (:mod:`autograder.limits` and the grader's limits do that), and
 anything the kernel already holds open.
 Landlock needs Linux 5.13+ with the ``landlock`` LSM enabled; :func:`status`
@@ -124,9 +127,19 @@ def status() -> str:
         parts.append("TCP")
     if version >= 6:
         parts.append("signals")
-    from autograder import seccomp
+    from autograder import namespaces, seccomp
 
-    extra = "; seccomp: no UDP or UNIX sockets" if seccomp.supported() else ""
+    extra = (
+        "; seccomp: no UDP or UNIX sockets, no new namespaces, no other ABI"
+        if seccomp.supported()
+        else "; no seccomp filter for this architecture"
+    )
+    why = namespaces.reason()
+    extra += (
+        "; namespaces: own user, PID and mount, fresh /proc"
+        if not why
+        else f"; namespaces: none ({why}), other processes visible in /proc"
+    )
     return f"confined with Landlock ABI {version} ({', '.join(parts)}){extra}"
 
 
@@ -327,6 +340,26 @@ def _connection_file(argv: list[str]) -> Path | None:
     return None
 
 
+def enter_namespaces() -> None:
+    """Continue as a kernel in its own namespaces (:func:`namespaces.enter`).
+
+    The process that calls it stays behind as the kernel's stand-in, which
+    watches its parent itself, so the kernel does not (its parent is PID 1).
+
+    Raises:
+        SandboxError: the namespaces were refused; the kernel must not start.
+    """
+    from autograder import namespaces
+
+    try:
+        namespaces.enter()
+    except namespaces.NamespaceError as exc:
+        raise SandboxError(
+            f"the grading kernel could not get its own namespaces: {exc}"
+        ) from None
+    os.environ.pop("JPY_PARENT_PID", None)
+
+
 def confine_kernel(argv: list[str]) -> list[str]:
     """Confine this process as a grading kernel; return the kernel's arguments.
 
@@ -347,6 +380,7 @@ def confine_kernel(argv: list[str]) -> list[str]:
     os.environ["CUPY_CACHE_IN_MEMORY"] = "1"
     os.environ["JOBLIB_MULTIPROCESSING"] = "0"  # no /dev/shm: serial, no warning
     import autograder.guard  # noqa: F401 - the grading cells import it; its folder is hidden
+    import autograder.harness  # noqa: F401 - the measured run imports it too
     from autograder import seccomp  # its folder is hidden once confined
 
     _prepare_user_settings()
@@ -357,10 +391,16 @@ def confine_kernel(argv: list[str]) -> list[str]:
 
 
 def main() -> None:
-    """``python -m autograder.sandbox -f FILE``: a confined IPython kernel."""
+    """``python -m autograder.sandbox [--no-namespaces] -f FILE``: a confined
+    IPython kernel, in namespaces of its own unless told otherwise."""
     if sys.path and Path(sys.path[0] or ".").resolve() == Path.cwd():
         del sys.path[0]  # as ipykernel_launcher does
-    argv = confine_kernel(sys.argv[1:])
+    argv = sys.argv[1:]
+    if argv[:1] == ["--no-namespaces"]:
+        del argv[0]
+    else:
+        enter_namespaces()
+    argv = confine_kernel(argv)
     from ipykernel import kernelapp
 
     sys.argv = [sys.argv[0], *argv]

@@ -64,6 +64,7 @@ PRELOAD = (
     "course.sync",
     "course.timing",
     "autograder.guard",  # the grading cells import it; a confined kernel cannot
+    "autograder.harness",  # the measured run's kernel side, likewise
 )
 
 #: Environment variables that differ from kernel to kernel. Any other variable
@@ -143,6 +144,12 @@ def _become_kernel(request: dict[str, Any]) -> None:
         os.close(quiet)
         os.environ.clear()
         os.environ.update(request["env"])
+        parent = int(os.environ.get("JPY_PARENT_PID") or 0)
+        if request.get("namespaces"):
+            from autograder.sandbox import enter_namespaces
+
+            enter_namespaces()  # this process stays behind, as the kernel's pid
+            parent = 0  # the stand-in watches the grader; our parent is PID 1
         if "numpy" in sys.modules:
             sys.modules["numpy"].random.seed()  # a cold kernel seeds from the OS
         argv = list(request["argv"])
@@ -157,7 +164,7 @@ def _become_kernel(request: dict[str, Any]) -> None:
 
         app = IPKernelApp.instance()
         # read from the environment when ipykernel was imported, in the server
-        app.parent_handle = int(os.environ.get("JPY_PARENT_PID") or 0)
+        app.parent_handle = parent
         app.initialize(argv)
         app.start()
         code = 0
@@ -184,7 +191,8 @@ class ForkedKernel:
 
     The kernel is the server's child, not ours: its exit is seen by probing
     the pid (the server reaps its children at once, so a dead kernel leaves no
-    zombie behind).
+    zombie behind). With namespaces the pid is the kernel's stand-in, in the
+    same process group, which lives and dies with it (:mod:`autograder.namespaces`).
     """
 
     stdin = stdout = stderr = None
@@ -254,11 +262,18 @@ class KernelServer:
         return self.process.poll() is None
 
     def spawn(
-        self, argv: list[str], cwd: str, env: dict[str, str], confine: bool = False
+        self,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+        confine: bool = False,
+        namespaces: bool = False,
     ) -> int:
-        """Fork a kernel with these arguments (in the sandbox); return its pid."""
+        """Fork a kernel with these arguments (in the sandbox, in namespaces of
+        its own); return its pid (that of its stand-in with namespaces)."""
         assert self.process.stdin is not None
         request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
+        request["namespaces"] = namespaces
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         reply = self._read()
@@ -288,7 +303,7 @@ _SERVER: KernelServer | None = None
 #: Kernels launched by this process, by kind (tests check that forking is used).
 LAUNCHED = {"warm": 0, "cold": 0, "confined": 0}
 #: How this process launches grading kernels; set by :func:`install`.
-SETTINGS = {"warm": True, "confine": False}
+SETTINGS = {"warm": True, "confine": False, "namespaces": False}
 _MANAGER: type | None = None
 
 
@@ -318,7 +333,8 @@ def manager_class() -> type:
         """Launches kernels by forking the warm server; cold when it cannot.
 
         With ``SETTINGS["confine"]``, every kernel of this Python, warm or cold,
-        is confined (:mod:`autograder.sandbox`) before it runs any code.
+        is confined (:mod:`autograder.sandbox`) before it runs any code, in
+        namespaces of its own with ``SETTINGS["namespaces"]``.
         """
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
@@ -336,6 +352,7 @@ def manager_class() -> type:
             cwd = str(kw.get("cwd") or os.getcwd())
             ours = forkable(kernel_cmd)  # this Python's IPython kernel
             confine = SETTINGS["confine"] and ours
+            spaces = confine and SETTINGS["namespaces"]
             if ours:
                 # ipykernel 7 warns on every start that loopback TCP is not
                 # encrypted: one line per graded notebook on the grader's terminal.
@@ -345,12 +362,16 @@ def manager_class() -> type:
                     raise RuntimeError("warm kernels are off")
                 if not ours:
                     raise RuntimeError("not this Python's IPython kernel")
-                pid = server_for(env).spawn(list(kernel_cmd[3:]), cwd, env, confine)
+                pid = server_for(env).spawn(
+                    list(kernel_cmd[3:]), cwd, env, confine, spaces
+                )
             except Exception:  # noqa: BLE001 - the usual launch always works
                 LAUNCHED["cold"] += 1
                 LAUNCHED["confined"] += confine
                 if confine:  # the same kernel, confined by a small launcher
                     tail = list(kernel_cmd[3:])
+                    if not spaces:
+                        tail.insert(0, "--no-namespaces")
                     kernel_cmd = [kernel_cmd[0], "-m", "autograder.sandbox", *tail]
                 await super()._async_launch_kernel(kernel_cmd, **kw)
                 return
@@ -366,8 +387,11 @@ def manager_class() -> type:
     return _MANAGER
 
 
-def install(enabled: bool = True, confine: bool = False) -> bool:
-    """Make nbgrader's executor launch warm (and/or confined) kernels here.
+def install(
+    enabled: bool = True, confine: bool = False, namespaces: bool = False
+) -> bool:
+    """Make nbgrader's executor launch warm (and/or confined) kernels here
+    (confined ones in namespaces of their own with ``namespaces``).
 
     nbgrader's ``Execute`` passes its kernel manager class as an argument, which
     configuration cannot override; the class it names is replaced here, in the
@@ -378,6 +402,7 @@ def install(enabled: bool = True, confine: bool = False) -> bool:
 
     SETTINGS["warm"] = enabled and supported()
     SETTINGS["confine"] = confine
+    SETTINGS["namespaces"] = confine and namespaces
     if SETTINGS["warm"] or confine:
         execute.AsyncKernelManager = manager_class()
     else:

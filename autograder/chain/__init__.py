@@ -1,13 +1,16 @@
 """The grading chain: nbgrader preprocessors, one job each, named in the config.
 
-``Autograde.sanitize_preprocessors``: :class:`Reassemble` first, nbgrader's own
-steps, then :class:`SealTests`. ``Autograde.autograde_preprocessors``:
-:class:`GradingExecute` instead of ``Execute``, nbgrader's ``LimitOutput``,
-then :class:`Verdict` before ``SaveAutoGrades``. See ``nbgrader_config.py``.
+``Autograde.sanitize_preprocessors``: :class:`Reassemble` first, then nbgrader's
+own steps. ``Autograde.autograde_preprocessors``: :class:`MeasuredRun` (every
+test, in a kernel of the grader's), :class:`GradingExecute` instead of
+``Execute`` (the rest of the notebook, for feedback), nbgrader's
+``LimitOutput``, then :class:`Verdict` before ``SaveAutoGrades``. See
+``nbgrader_config.py``.
 """
 
 from autograder.chain.execute import GradingExecute
+from autograder.chain.measured import MeasuredRun
 from autograder.chain.reassemble import Reassemble, reassemble
-from autograder.chain.verdict import SealTests, Verdict
+from autograder.chain.verdict import Verdict
 
-__all__ = ["GradingExecute", "Reassemble", "SealTests", "Verdict", "reassemble"]
+__all__ = ["GradingExecute", "MeasuredRun", "Reassemble", "Verdict", "reassemble"]

@@ -102,12 +102,14 @@ def redteam_graded(tmp_path_factory) -> GradedAttacks:
     return GradedAttacks(report, received, before, _tree(REPO_ROOT))
 
 
-def test_the_suite_is_large_and_covers_the_four_lessons():
+def test_the_suite_is_large_and_covers_the_lessons():
     assert len(CASES) >= 40
     assert {c.lesson for c in CASES} == {
         "01_devices",
         "03_sync_trap",
         "06_linear_regression",
+        "09_kernels",
+        "10_launches",
         "08_neural_network",
     }
     for case in CASES:

@@ -150,70 +150,121 @@ def test_malformed_results_fail_with_a_message_and_never_raise(tree):
 # -- the verdict preprocessor ---------------------------------------------------------
 
 
-def test_a_hidden_test_passes_only_with_its_own_matching_results(monkeypatch):
-    cell = _test_cell("01-x-hidden-test")
-    seal = v.nonce(RESOURCES, "01-x-hidden-test")
-    cell.outputs = [_payload({"x": 1}, seal)]
-    outputs, verdicts = _judge(cell, "ok", {"x": 1}, monkeypatch)
-    assert verdicts["01-x-hidden-test"]["passed"]
-    assert [o.output_type for o in outputs] == ["stream"]
+def _record(gid, checks=(), results=None, **extra):
+    record = {"gid": gid, "checks": list(checks), "results": [], "error": None}
+    if results is not None:
+        record["results"] = [encode(results)]
+    record.update(extra)
+    return record
+
+
+def _check(name="check_equal", ok=True, actual=None, expected=None):
+    entry = {"c": name, "ok": ok}
+    if expected is not None:
+        entry["expected"] = encode(expected)
+    if actual is not None:
+        entry["actual"] = encode(actual)
+    return entry
+
+
+def _judge(cell, record, reference, monkeypatch, refused=None):
+    gid = cell.metadata["nbgrader"]["grade_id"]
+    nb = new_notebook(cells=[cell])
+    monkeypatch.setattr(
+        "autograder.reference.measured_reference", lambda lesson: {gid: reference}
+    )
+    measured = {"records": {gid: record} if record else {}, "refused": refused or {}}
+    resources = dict(RESOURCES, course={"measured": measured})
+    nb, _ = v.Verdict().preprocess(nb, resources)
+    return nb.cells[0].outputs, nb.metadata["course"]["verdicts"][gid]
+
+
+def test_a_hidden_test_passes_only_with_results_equal_to_the_reference(monkeypatch):
+    gid = "01-x-hidden-test"
+    want = _record(gid, [_check("check_type")], {"x": 1})
+    outputs, verdict = _judge(_test_cell(gid), want, want, monkeypatch)
+    assert verdict["passed"] and [o.output_type for o in outputs] == ["stream"]
+    wrong = _record(gid, [_check("check_type")], {"x": 2})
+    _, verdict = _judge(_test_cell(gid), wrong, want, monkeypatch)
+    assert "results differ from the reference" in verdict["message"]
 
 
 @pytest.mark.parametrize(
-    ("outputs", "status", "message"),
+    ("change", "message"),
     [
-        ([], "ok", "sent no results"),
-        (["forged"], "ok", "sent no results"),
-        (["mine", "mine"], "ok", "more than once"),
-        (["wrong"], "ok", "results differ from the reference"),
-        (["mine"], "error", "AssertionError: boom"),
-        (["mine"], None, "AssertionError: boom"),
+        ({"error": "AssertionError: boom"}, "AssertionError: boom"),
+        ({"tampered": "<your answer> changed course.checks.check_equal"},
+         "changed course.checks.check_equal"),
+        ({"results": []}, "sent no results"),
+        ({"checks": []}, "made 0 checks where the reference made 1"),
+        ({"checks": [_check("check_type", ok=False)]}, "did not pass"),
     ],
-)
-def test_a_hidden_test_fails_for_every_other_reason(
-    monkeypatch, outputs, status, message
-):
-    cell = _test_cell("01-x-hidden-test")
-    seal = v.nonce(RESOURCES, "01-x-hidden-test")
-    made = {
-        "mine": lambda: _payload({"x": 1}, seal),
-        "forged": lambda: _payload({"x": 1}, "0" * 32),
-        "wrong": lambda: _payload({"x": 2}, seal),
-    }
-    cell.outputs = [made[o]() for o in outputs]
-    if status != "ok":
-        cell.outputs.append(new_output("error", ename="AssertionError", evalue="boom"))
-    out, verdicts = _judge(cell, status, {"x": 1}, monkeypatch)
-    assert not verdicts["01-x-hidden-test"]["passed"]
-    assert message in verdicts["01-x-hidden-test"]["message"]
+)  # fmt: skip
+def test_a_test_fails_for_every_other_reason(monkeypatch, change, message):
+    gid = "01-x-hidden-test"
+    want = _record(gid, [_check("check_type")], {"x": 1})
+    got = dict(want, **change)
+    out, verdict = _judge(_test_cell(gid), got, want, monkeypatch)
+    assert not verdict["passed"] and message in verdict["message"]
     assert [o.output_type for o in out] == ["error"]  # exactly one output: a fail
 
 
-def test_stderr_and_a_number_neither_zero_nor_score_a_visible_test(monkeypatch):
-    cell = _test_cell("01-x-test", hidden=False)
+def test_a_test_the_measured_run_never_reached_fails(monkeypatch):
+    gid = "01-x-test"
+    want = _record(gid, [_check()])
+    _, verdict = _judge(_test_cell(gid, hidden=False), None, want, monkeypatch)
+    assert "did not run in the grader's measured run" in verdict["message"]
+
+
+def test_each_check_is_judged_again_on_the_values_it_saw(monkeypatch):
+    """A check recorded as passed with values that differ still fails: the grader
+    compares what the check saw itself, here."""
+    gid = "01-x-test"
+    want = _record(gid, [_check(actual=3, expected=3)])
+    ok = _record(gid, [_check(actual=4, expected=4)])  # from the student's own data
+    forged = _record(gid, [_check(actual=4, expected=3)])
+    assert _judge(_test_cell(gid, hidden=False), ok, want, monkeypatch)[1]["passed"]
+    _, verdict = _judge(_test_cell(gid, hidden=False), forged, want, monkeypatch)
+    assert not verdict["passed"] and "differ" in verdict["message"]
+
+
+def test_close_checks_use_the_reference_tolerance(monkeypatch):
+    gid = "01-x-test"
+    close = {"c": "check_close", "ok": True, "expected": encode(np.asarray(1.0))}
+    want = _record(gid, [dict(close, rtol=encode(1e-3), atol=encode(0.0))])
+    loose = dict(close, rtol=encode(1.0), atol=encode(1.0))  # the student's claim
+    near = _record(gid, [dict(loose, actual=encode(np.asarray(1.0005)))])
+    far = _record(gid, [dict(loose, actual=encode(np.asarray(1.01)))])
+    assert _judge(_test_cell(gid, hidden=False), near, want, monkeypatch)[1]["passed"]
+    _, verdict = _judge(_test_cell(gid, hidden=False), far, want, monkeypatch)
+    assert not verdict["passed"]
+
+
+def test_stderr_and_a_number_in_the_kernel_neither_zero_nor_score(monkeypatch):
+    gid = "01-x-test"
+    cell = _test_cell(gid, hidden=False)
     cell.outputs = [
         new_output("stream", name="stderr", text="a warning\n"),
         new_output("execute_result", data={"text/plain": "0.25"}, execution_count=1),
     ]
-    out, verdicts = _judge(cell, "ok", {}, monkeypatch)
-    assert verdicts["01-x-test"]["passed"] and [o.output_type for o in out] == [
-        "stream"
-    ]
+    want = _record(gid, [_check()])
+    out, verdict = _judge(cell, want, want, monkeypatch)
+    assert verdict["passed"] and [o.output_type for o in out] == ["stream"]
     from nbgrader.utils import determine_grade
 
     assert determine_grade(cell) == (2.0, 2.0)
 
 
-def test_the_seal_goes_right_after_the_hidden_marker():
-    cell = _test_cell("01-x-hidden-test")
-    cell, _ = v.SealTests().preprocess_cell(cell, RESOURCES, 0)
-    lines = cell.source.splitlines()
-    marker = lines.index("### BEGIN HIDDEN TESTS")
-    assert (
-        lines[marker + 1]
-        == f"_course_nonce = {v.nonce(RESOURCES, '01-x-hidden-test')!r}"
-    )
-    visible, _ = v.SealTests().preprocess_cell(
-        _test_cell("01-y-test", hidden=False), RESOURCES, 0
-    )
-    assert "_course_nonce" not in visible.source
+def test_a_refused_answer_cell_is_named_in_every_failing_test(monkeypatch):
+    gid = "01-x-test"
+    want = _record(gid, [_check()])
+    got = dict(want, error="NameError: name 'f' is not defined")
+    refused = {"01-x": ["line 3: `sys` may not be used in an answer"]}
+    _, verdict = _judge(_test_cell(gid, hidden=False), got, want, monkeypatch, refused)
+    assert "your answer cell 01-x was not loaded: line 3: `sys`" in verdict["message"]
+
+
+def test_without_the_measured_run_nothing_is_earned(monkeypatch):
+    nb = new_notebook(cells=[_test_cell("01-x-test", hidden=False)])
+    nb, _ = v.Verdict().preprocess(nb, dict(RESOURCES, course={"status": {}}))
+    assert not nb.metadata["course"]["verdicts"]["01-x-test"]["passed"]

@@ -1,10 +1,11 @@
 """Leaves the kernel through libc's _exit when called with two simulated GPUs.
 
-No guard can stop that: the kernel dies in the hidden test. The visible test
-before it keeps its point; every later test did not run.
+The cell imports ctypes: the measured run refuses it, so pick_device's tests
+fail. The main kernel may die; it decides nothing, so every later test,
+measured in the grader's own kernel, keeps its points.
 """
-# score: 1
-# zero: 01-pick-device-hidden-test, 01-describe-device-test, 01-describe-device-hidden-test, 01-memory-report-test, 01-memory-report-hidden-test, 01-largest-matrix-test, 01-largest-matrix-hidden-test
+# score: 9
+# zero: 01-pick-device-test, 01-pick-device-hidden-test
 # review: yes
 # %% 01-pick-device
 import ctypes

@@ -1,9 +1,11 @@
 """Sends SIGKILL to its own kernel in the third answer cell (bypassing guards).
 
-Tasks 1 and 2 keep their points; tasks 3 and 4 never run.
+The main kernel dies there, but it decides nothing: the tests run in the
+grader's measured kernel, which refuses the cell (it imports ctypes). Task 3
+earns nothing; tasks 1, 2 and 4 keep their points.
 """
-# score: 6
-# zero: 01-memory-report-test, 01-memory-report-hidden-test, 01-largest-matrix-test, 01-largest-matrix-hidden-test
+# score: 9
+# zero: 01-memory-report-test, 01-memory-report-hidden-test
 # review: yes
 # %% 01-memory-report
 import ctypes

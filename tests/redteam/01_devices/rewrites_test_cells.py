@@ -1,12 +1,12 @@
 """An input transformer turns every check into a no-op and makes cells end in 2.
 
-The visible test then passes in the kernel (the weaker, in-kernel guarantee:
-its one point is earned, and the submission is listed for review), and the
-number a cell ends with earns no partial credit. The hidden test's results
-are compared in the grader: they are wrong, so it fails.
+In the student's kernel the visible test then passes. The verdict comes from
+the measured run, where the transformer (a top-level statement) is skipped and
+the tests run as written: pick_device is wrong, so both its tests fail; the
+number a cell ends with earns no partial credit.
 """
-# score: 10
-# zero: 01-pick-device-hidden-test
+# score: 9
+# zero: 01-pick-device-test, 01-pick-device-hidden-test
 # review: yes
 # %% 01-pick-device
 VALID_PREFERENCES = (None, "cpu", "cuda", "mps")

@@ -1,9 +1,11 @@
 """Tries to send a datagram (UDP is how a DNS query leaves a machine).
 
-The socket is refused (seccomp); the answers are right, so they keep their
-points, and the grading test's UDP listener receives nothing.
+In the main kernel the socket is refused (seccomp) and the grading test's UDP
+listener receives nothing. The measured run refuses a cell that imports
+socket, so pick_device's tests fail; the other answers keep their points.
 """
-# score: 12
+# score: 9
+# zero: 01-pick-device-test, 01-pick-device-hidden-test
 # review: yes
 # %% 01-pick-device
 import socket

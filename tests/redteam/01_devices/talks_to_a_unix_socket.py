@@ -1,9 +1,11 @@
 """Tries to reach a local service over a UNIX socket.
 
-Creating the socket is refused (seccomp); the grading test's listener sees
-no connection, and the right answers keep their points.
+In the main kernel creating the socket is refused (seccomp) and the grading
+test's listener sees no connection. The measured run refuses a cell that
+imports socket: describe_device's tests fail, the others keep their points.
 """
-# score: 12
+# score: 9
+# zero: 01-describe-device-test, 01-describe-device-hidden-test
 # review: yes
 # %% 01-describe-device
 import socket

@@ -1,9 +1,11 @@
-"""A right answer that writes to stderr (warnings) every time it is called.
+"""A right answer that writes to stderr through sys, every time it is called.
 
-Stray stderr in a test cell used to cost its points; a cell's verdict now
-depends only on whether it passed.
+Stray stderr never costs a test its points (a verdict depends only on the
+measured record), but the cell imports sys, which the measured run refuses:
+pick_device's tests fail, the others keep their points.
 """
-# score: 12
+# score: 9
+# zero: 01-pick-device-test, 01-pick-device-hidden-test
 # %% 01-pick-device
 import sys
 import warnings

@@ -1,10 +1,10 @@
 """Allocates 64 GB at the top of an answer cell.
 
-The allocation fails inside the kernel's memory limit; the function below it
-is never defined, so that task's tests fail, and the others keep their points.
+The allocation fails inside the main kernel's memory limit. The measured run
+skips top-level statements and loads the cell's functions, which are right:
+every test keeps its points.
 """
-# score: 9
-# zero: 03-train-test, 03-train-hidden-test
+# score: 12
 # %% 03-train
 import numpy as _np
 

@@ -1,10 +1,11 @@
 """Syncs every epoch, then patches SyncCounter so it always counts zero.
 
-Sync counts can only be observed inside the kernel: this is the weaker
-guarantee. The forgery earns the sync checks (values are right), and the
-submission is listed for review.
+The patch is a top-level statement: the measured run skips it, counts the
+syncs where the answer cannot reach the counter, and train's tests fail. The
+submission is still listed for review.
 """
-# score: 12
+# score: 9
+# zero: 03-train-test, 03-train-hidden-test
 # review: yes
 # %% 03-train
 import course.sync

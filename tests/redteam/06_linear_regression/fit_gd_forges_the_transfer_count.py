@@ -1,9 +1,11 @@
 """fit_gd logs every epoch on the host, then hides the transfers from SyncCounter.
 
-Transfer counts are an in-kernel check, the weaker guarantee: the forgery earns
-them (the values are right) and the submission is listed for review.
+The hiding is done at the top of the cell, which the measured run skips: the
+transfers are counted where the answer cannot reach the counter, and fit_gd's
+tests fail. The submission is listed for review.
 """
-# score: 15
+# score: 12
+# zero: 06-fit-gd-test, 06-fit-gd-hidden-test
 # review: yes
 # %% 06-fit-gd
 import course.sync

@@ -1,11 +1,11 @@
 """Makes NumPy's comparisons always succeed, with a predict that forgets b.
 
-Checks inside the kernel may be fooled (visible tests' points are earned, the
-weaker guarantee); hidden tests' values are compared in the grader: predict's
-fail, and so do those of gradient and fit_gd, which use predict.
+The patch is a top-level statement, skipped by the measured run: predict's
+visible and hidden tests fail, and so do gradient's and fit_gd's hidden tests
+and gradient's visible test, which use predict.
 """
-# score: 9
-# zero: 06-predict-hidden-test, 06-gradient-hidden-test, 06-fit-gd-hidden-test
+# score: 7
+# zero: 06-predict-test, 06-predict-hidden-test, 06-gradient-test, 06-gradient-hidden-test, 06-fit-gd-hidden-test
 # review: yes
 # %% 06-predict
 import numpy

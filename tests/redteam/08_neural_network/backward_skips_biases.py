@@ -1,11 +1,12 @@
 """backward returns the bias gradients as zeros.
 
-The visible gradient check looks at one layer's weights only, so it passes;
-the hidden test compares every gradient, and train's hidden test, which learns
-through backward, fails too.
+The measured run computes the lesson's gradient check with the backward the
+cell finally defines: its bias gradients are wrong, so the visible test
+fails; the hidden test compares every gradient, and train's hidden test,
+which learns through backward, fails too.
 """
-# score: 8
-# zero: 08-backward-hidden-test, 08-train-hidden-test
+# score: 7
+# zero: 08-backward-test, 08-backward-hidden-test, 08-train-hidden-test
 # %% 08-backward
 # <reference>
 
