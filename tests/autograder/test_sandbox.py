@@ -206,9 +206,8 @@ def test_graded_kernels_cannot_snoop_and_grades_do_not_change(tmp_path):
     scores = {r.student: (r.status, r.score) for r in confined.results}
     assert scores == {r.student: (r.status, r.score) for r in open_.results}
     # sam's snooping imports socket: the measured run refuses that answer cell
-    # (its task's tests, and those that need its `device`, earn nothing), with
-    # and without the confinement alike.
-    assert scores == {"bea": ("graded", 12.0), "sam": ("graded", 7.0)}
+    # (its task's two tests earn nothing), with and without the confinement.
+    assert scores == {"bea": ("graded", 12.0), "sam": ("graded", 9.0)}
     # The same verdicts test by test, with and without the confinement.
     tests = {r.student: r.per_question for r in confined.results}
     assert tests == {r.student: r.per_question for r in open_.results}
