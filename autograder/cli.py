@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import argparse
 import filecmp
-import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from autograder.check import check as _check
+from autograder.grade_command import grade as _grade
+from autograder.grade_command import read_map as _read_map  # noqa: F401 - tests use it
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -51,79 +54,6 @@ def _demo(args: argparse.Namespace) -> int:
     from autograder.demo import demo
 
     return demo(args.lesson, skip_samples=args.skip_samples)
-
-
-def _read_map(path: str | None) -> tuple[dict[str, str] | None, dict[str, str]]:
-    """``--map``: rows ``file name,student id[,submitted_at]``, an optional
-    header row first (``file,student,submitted_at``). Returns the students and
-    the submission times by file name."""
-    if path is None:
-        return None, {}
-    import csv
-
-    with open(path, newline="", encoding="utf-8") as handle:
-        rows = [row for row in csv.reader(handle) if len(row) >= 2]
-    if rows and rows[0][0].strip().lower() in ("file", "file name", "filename"):
-        rows = rows[1:]
-    names = {row[0]: row[1] for row in rows}
-    times = {row[0]: row[2] for row in rows if len(row) >= 3 and row[2].strip()}
-    return names, times
-
-
-def _gradebook_for(args: argparse.Namespace) -> Path | None:
-    """The gradebook to fill: ``--gradebook``, or, for an nbgrader ``submitted/``
-    folder, the course's own ``gradebook.db`` beside it; None with
-    ``--no-gradebook`` or when neither applies."""
-    if args.no_gradebook:
-        return None
-    if args.gradebook:
-        return Path(args.gradebook)
-    source = Path(args.source).resolve()
-    if source.is_dir() and source.name == "submitted":
-        return source.parent / "gradebook.db"
-    return None
-
-
-def _grade(args: argparse.Namespace) -> int:
-    from autograder.classgrade import grade_class
-
-    gradebook = _gradebook_for(args)
-    if args.due and gradebook is None:
-        raise ValueError(
-            "--due sets the due date in a gradebook, and there is none here: "
-            "grade an nbgrader submitted/ folder or pass --gradebook PATH"
-        )
-    if args.due and not args.lesson:
-        raise ValueError("--due needs --lesson: a due date belongs to one lesson")
-    if (args.student or args.question) and args.force:
-        raise ValueError(
-            "--force regrades everyone; leave it out with --student or --question"
-        )
-    names, times = _read_map(args.map)
-    report = grade_class(
-        Path(args.source),
-        args.lesson,
-        out_dir=Path(args.out),
-        jobs=args.jobs,
-        force=args.force,
-        timeout=args.timeout,
-        memory_mb=args.memory,
-        name_map=names,
-        times=times,
-        progress=not args.quiet,
-        warm=not args.cold_kernels,
-        course_feedback=args.nbgrader_feedback,
-        sandbox=not args.no_sandbox,
-        weak_confinement=args.allow_weak_confinement,
-        gradebook=gradebook,
-        due=args.due,
-        student=args.student,
-        question=args.question,
-    )
-    print(report.summary())
-    if gradebook is not None:
-        print(f"gradebook: {gradebook} (formgrader and `nbgrader export` read it)")
-    return 0
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -191,86 +121,6 @@ def _gpu_check(args: argparse.Namespace) -> int:
     from autograder.gpu_check import gpu_check
 
     return gpu_check(Path(args.out), quick=args.quick, lessons=args.lessons or None)
-
-
-def shown(value: object) -> str:
-    """``value`` for a terminal: control characters (ANSI escapes, carriage
-    returns, backspaces, line breaks, C1 controls, bidi overrides and other
-    invisible formatting) become visible escapes such as ``\\x1b``."""
-    import unicodedata
-
-    out = []
-    for char in str(value):
-        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
-            code = ord(char)
-            if code < 0x100:
-                out.append(f"\\x{code:02x}")
-            elif code < 0x10000:
-                out.append(f"\\u{code:04x}")
-            else:
-                out.append(f"\\U{code:08x}")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def _check(args: argparse.Namespace) -> int:
-    import os
-
-    from autograder.classgrade import grade_class
-
-    notebook = Path(args.notebook)
-    if not notebook.is_file():
-        raise ValueError(f"{notebook} is not a file")
-    from autograder.chain.execute import source_limit
-    from autograder.lessons import REPO_ROOT, lesson_names, lesson_of
-    from autograder.scratch import course_config
-
-    limit = source_limit(course_config(REPO_ROOT))
-    if limit and notebook.stat().st_size > limit:  # too large to read: its name
-        lesson = args.lesson or next(
-            (n for n in lesson_names() if n in notebook.name), None
-        )
-    else:
-        lesson = args.lesson or lesson_of(notebook)
-    if lesson is None:
-        raise ValueError(
-            f"cannot tell the lesson of {notebook.name} from its cells or its name; "
-            "use --lesson"
-        )
-    # A folder of its own per run: two checks at once never share one.
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    out = Path(args.out) / f"{lesson}-{stamp}-{os.getpid()}"
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "in"
-        folder.mkdir()
-        shutil.copyfile(notebook, folder / f"you_{lesson}.ipynb")
-        report = grade_class(
-            folder,
-            lesson,
-            out_dir=out,
-            jobs=1,
-            force=True,
-            timeout=args.timeout,
-            progress=False,
-            weak_confinement=args.allow_weak_confinement,
-        )
-    result = report.results[0]
-    score, top = float(result.score), float(result.max_score)
-    print(f"{shown(notebook)}: {shown(result.status)}, {score:g} / {top:g}")
-    if result.message:
-        print(f"  {shown(result.message)}")
-    for question, (score, top) in result.per_question.items():
-        score, top = float(score), float(top)
-        mark = "ok " if score >= top else "-- "
-        print(f"  {mark}{shown(question):<34} {score:g} / {top:g}")
-        if score < top and question in result.hints:
-            print(f"       {shown(result.hints[question])}")
-    for flag in result.flags:
-        print(f"  note: {shown(flag)}")
-    if result.feedback:
-        print(f"feedback page: {shown(result.feedback)}")
-    return 0
 
 
 def _weak_confinement_flag(parser: argparse.ArgumentParser) -> None:

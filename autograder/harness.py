@@ -30,13 +30,12 @@ import ast
 import builtins
 import json
 import signal
-import sys
 import time
 import traceback
-import types
 from typing import Any
 
 from autograder.cuda_signature import signature_of
+from autograder.hooks import MISSING, Snapshot
 from course.results import MIME, encode
 
 #: Marks a measured record among a cell's outputs.
@@ -47,22 +46,6 @@ _CHECK_MODULES = {
     "numpy.testing": "assert_",
     "torch.testing": "assert_",
 }
-#: Modules and classes whose attributes must be the same after every unit.
-_WATCHED_MODULES = (
-    "builtins", "course.checks", "course.results", "course.sync", "course.gpumodel",
-    "course.cudasim", "course.simulate", "course.fakecupy", "course.backend",
-    "course.devices", "numpy.testing", "torch.testing", "autograder.harness",
-    "autograder.guard", "torch.utils._python_dispatch", "time",
-    "IPython.display", "IPython.core.display_functions",
-)  # fmt: skip
-_WATCHED_CLASSES = (
-    ("torch", "Tensor"), ("torch.nn", "Module"), ("torch.optim", "Optimizer"),
-    ("course.sync", "SyncCounter"), ("course.gpumodel", "Trace"),
-    ("torch.utils._python_dispatch", "TorchDispatchMode"),
-    ("numba.cuda.simulator.kernel", "FakeCUDAKernel"),
-)  # fmt: skip
-_STRICT = ("course.", "autograder.")  # added attributes count there too
-_IGNORED = frozenset({"__warningregistry__"})  # the warnings module's own notes
 
 
 class UnitTimeout(BaseException):
@@ -233,92 +216,6 @@ def _watch_launches() -> None:
     simulated.FakeCUDAKernel.__call__ = recorded
 
 
-def _owners() -> list[tuple[str, Any]]:
-    found = []
-    for name in _WATCHED_MODULES:
-        module = sys.modules.get(name)
-        if module is not None:
-            found.append((name, module))
-    for module_name, attr in _WATCHED_CLASSES:
-        owner = getattr(sys.modules.get(module_name), attr, None)
-        if owner is not None:
-            found.append((f"{module_name}.{attr}", owner))
-    return found
-
-
-def _state(owners: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Interpreter-wide state the measurements rely on."""
-    state: dict[str, Any] = {
-        "sys.gettrace()": sys.gettrace(),
-        "sys.getprofile()": sys.getprofile(),
-        "sys.meta_path": tuple(sys.meta_path),
-        "sys.path_hooks": tuple(sys.path_hooks),
-        "sys.modules": tuple(
-            sys.modules.get(name) is owner
-            for name, owner in owners
-            if isinstance(owner, types.ModuleType)
-        ),
-    }
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        state["numpy.geterrcall()"] = numpy.geterrcall()
-        state["numpy.geterr()"] = tuple(sorted(numpy.geterr().items()))
-    try:
-        import torch
-        from torch.nn.modules import module
-
-        state["torch dispatch modes"] = torch._C._len_torch_dispatch_stack()
-        state["torch function modes"] = torch._C._len_torch_function_stack()
-        for name in dir(module):
-            if name.startswith("_global_") and name.endswith("hooks"):
-                state[f"torch.nn.modules.module.{name}"] = len(getattr(module, name))
-    except (ImportError, AttributeError):
-        pass
-    return state
-
-
-class _Snapshot:
-    """The identity of every watched attribute, to see and undo changes."""
-
-    def __init__(self) -> None:
-        self.owners = _owners()
-        self.values = [(name, owner, dict(vars(owner))) for name, owner in self.owners]
-        self.state = _state(self.owners)
-
-    def changes(self) -> list[str]:
-        found = []
-        for name, owner, before in self.values:
-            now = vars(owner)
-            strict = name.startswith(_STRICT)
-            for attr, value in before.items():
-                if now.get(attr, _MISSING) is not value and attr not in _IGNORED:
-                    found.append(f"{name}.{attr}")
-            if strict:
-                found += [
-                    f"{name}.{a}" for a in now if a not in before and a not in _IGNORED
-                ]
-        state = _state(self.owners)
-        found += [k for k, v in self.state.items() if state.get(k) != v]
-        return found
-
-    def restore(self) -> None:
-        for _, owner, before in self.values:
-            now = vars(owner)
-            for attr, value in before.items():
-                if now.get(attr, _MISSING) is not value:
-                    try:
-                        setattr(owner, attr, value)
-                    except (AttributeError, TypeError):
-                        pass
-        sys.settrace(self.state["sys.gettrace()"])
-        sys.setprofile(self.state["sys.getprofile()"])
-        sys.meta_path[:] = list(self.state["sys.meta_path"])
-        sys.path_hooks[:] = list(self.state["sys.path_hooks"])
-
-
-_MISSING = object()
-
-
 def _bound(tree: ast.AST) -> set[str]:
     """Names a unit binds at its top level (and, loosely, anywhere in it)."""
     found = set()
@@ -358,7 +255,7 @@ def run(program_text: str) -> None:
             units.append((unit, None, _message(exc), set()))
     _install_recorders()
     _watch_launches()
-    snapshot = _Snapshot()
+    snapshot = Snapshot()
     namespace: dict[str, Any] = {
         "__name__": "__main__",
         "__builtins__": builtins,
@@ -387,7 +284,7 @@ def run(program_text: str) -> None:
             lessons.update({n: namespace[n] for n in bound if n in namespace})
         else:
             for name, value in lessons.items():
-                if name not in bound and namespace.get(name, _MISSING) is not value:
+                if name not in bound and namespace.get(name, MISSING) is not value:
                     changed.append(f"the lesson's {name}")
                     namespace[name] = value
         if changed:

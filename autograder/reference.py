@@ -212,7 +212,7 @@ def measured_reference(lesson: str) -> dict[str, Any]:
     """
     source = find_lesson(lesson)
     digest = hashlib.sha256(_fingerprint(source).encode())
-    for name in ("harness.py", "measured.py", "answer_rules.py"):
+    for name in ("harness.py", "hooks.py", "measured.py", "answer_rules.py"):
         digest.update((REPO_ROOT / "autograder" / name).read_bytes())
     release = REPO_ROOT / "notebooks" / source.stem / f"{source.stem}.ipynb"
     digest.update(release.read_bytes() if release.is_file() else b"")

@@ -54,6 +54,7 @@ PRELOAD = (
     "course.backend",
     "course.checks",
     "course.cudasim",
+    "course.racecheck",
     "course.gpumodel",
     "course.data",
     "course.devices",
