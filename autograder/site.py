@@ -27,10 +27,8 @@ student edition's rule: no hidden test, ever.
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -41,27 +39,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.colab import BRANCH, REPOSITORY, colab_url
+from autograder.colab import colab_url
 from autograder.conventions import hidden_markers, solution_markers
 from autograder.lessons import (
-    REFERENCE_PREFIX,
     REPO_ROOT,
     find_lesson,
     lesson_names,
     source_to_notebook,
     write_notebook,
 )
+from autograder.site_pages import home_page, instructor_pages
+from autograder.site_scan import (
+    forbidden_text,
+    json_strings,  # noqa: F401 - the site test reads notebooks with it
+    scan,
+    shown_source,
+    student_text,
+)
 
 CONF = REPO_ROOT / "docs" / "site" / "conf.py"
 DEFAULT_OUT = REPO_ROOT / "build" / "site"
 DEFAULT_CACHE = REPO_ROOT / "build" / "site-cache"
-#: README sections that become instructor pages: (## heading, page name).
-INSTRUCTOR_PAGES = (
-    ("Instructors", "grading"),
-    ("Running a class", "running-a-class"),
-    ("Running on a GPU", "gpu"),
-)
-_TEXT_SUFFIXES = {".html", ".js", ".json", ".txt", ".ipynb", ".md", ".py", ".css"}
 
 
 class SiteLeakError(RuntimeError):
@@ -255,230 +253,6 @@ def finish_page(nb: Any, lesson: str, solutions: bool) -> Any:
 # --- pages from the README -------------------------------------------------
 
 
-def readme_sections(text: str) -> dict[str, str]:
-    """``{## heading: its text up to the next ## heading}`` (code blocks kept whole)."""
-    sections: dict[str, str] = {"": ""}
-    current = ""
-    fence = False
-    for line in text.splitlines(keepends=True):
-        if line.startswith("```"):
-            fence = not fence
-        if not fence and line.startswith("## "):
-            current = line[3:].strip()
-            sections[current] = ""
-            continue
-        sections[current] += line
-    return sections
-
-
-def _site_markdown(text: str, promote: bool = True, pages: str = "") -> str:
-    """README text for the site: links to repository files point at the
-    repository, code blocks holding hidden-test or solution markers (the lesson
-    source format, with an answer) are left out, headings move up one level."""
-    markers = (hidden_markers()[0], solution_markers()[0])
-    blocks = re.split(r"(^```.*?^```[^\n]*\n)", text, flags=re.S | re.M)
-    kept = []
-    note = "*(This example of a lesson's source is in the repository's README.)*\n"
-    for block in blocks:
-        if block.startswith("```") and any(m in block for m in markers):
-            if not kept or kept[-1] != note and kept[-1].strip():
-                kept.append(note)
-        else:
-            kept.append(block)
-    text = "".join(kept)
-    # The site never spells the hidden-test markers or reference names, even in
-    # prose about them (the leak scan forbids both in every built file).
-    text = re.sub(r"`###\s+BEGIN\s+HIDDEN\s+TESTS`", "its begin marker", text)
-    text = re.sub(r"`###\s+END\s+HIDDEN\s+TESTS`", "its end marker", text)
-    text = text.replace(f"`{REFERENCE_PREFIX}` names", "reference names")
-    for heading, name in INSTRUCTOR_PAGES:
-        anchor = re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
-        text = text.replace(f"](#{anchor})", f"]({pages}{name})")
-    base = f"{REPOSITORY.rstrip('/')}/blob/{BRANCH}/"
-    text = re.sub(
-        r"\]\((?!https?://|#|mailto:)([^)\s]+)\)", lambda m: f"]({base}{m[1]})", text
-    )
-    if not promote:
-        return text
-    return re.sub(r"^(#{3,6}) ", lambda m: m[1][1:] + " ", text, flags=re.M)
-
-
-def _syllabus(text: str) -> str:
-    def link(m: re.Match) -> str:
-        day = m[1]
-        match = [n for n in lesson_names() if n.startswith(day + "_")]
-        return f"| [{day}](days/{match[0]}) |" if match else m[0]
-
-    return re.sub(r"^\| (\d\d) \|", link, text, flags=re.M)
-
-
-def home_page(readme: str) -> str:
-    sections = readme_sections(readme)
-    intro = sections[""].split("\n", 1)[1]  # without the README's title
-    students = _site_markdown(
-        sections.get("Students", ""), promote=False, pages="instructors/"
-    )
-    days = "\n".join(f"days/{n}" for n in lesson_names())
-    pages = "\n".join(f"instructors/{name}" for _, name in INSTRUCTOR_PAGES)
-    return f"""# GPU acceleration with Python
-
-{intro.strip()}
-
-Each Day below is the lesson executed on a CPU, with its figures and printed
-numbers; GPU figures appear where a lesson shows them, labelled as recorded on
-named hardware or as modelled. Every page links to its notebook on Colab and to
-the student notebook to download.
-
-## Syllabus
-
-{_syllabus(sections.get("Syllabus", "")).strip()}
-
-## How to start
-
-### Locally
-
-{_site_markdown(sections.get("Quick start", ""), pages="instructors/").strip()}
-
-{students.strip()}
-
-### In a class
-
-Instructors: [grading](instructors/grading),
-[running a class](instructors/running-a-class) and
-[running on a GPU](instructors/gpu).
-
-```{{toctree}}
-:hidden:
-:caption: Days
-:maxdepth: 1
-
-{days}
-```
-
-```{{toctree}}
-:hidden:
-:caption: Instructors
-:maxdepth: 1
-
-{pages}
-```
-"""
-
-
-def instructor_pages(readme: str) -> dict[str, str]:
-    sections = readme_sections(readme)
-    pages = {}
-    for heading, name in INSTRUCTOR_PAGES:
-        body = _site_markdown(sections.get(heading, ""))
-        pages[name] = (
-            f"# {heading}\n\n*Generated from the repository's README.*\n\n"
-            f"{body.strip()}\n"
-        )
-    return pages
-
-
-# --- leak scan ---------------------------------------------------------------
-
-
-def _block_lines(source: str, markers: tuple[str, str]) -> list[str]:
-    lines, inside = [], False
-    for line in source.splitlines():
-        if markers[0] in line:
-            inside = True
-        elif markers[1] in line:
-            inside = False
-        elif inside:
-            lines.append(line.strip())
-    return lines
-
-
-def _student_text(notebook: Path) -> str:
-    import nbformat
-
-    return "\n".join(c.source for c in nbformat.read(notebook, as_version=4).cells)
-
-
-def _shown_source(lesson: str, solutions: bool) -> str:
-    """The lesson's source without its hidden tests (and, without solutions,
-    without its answers): what a page may show, built from the source alone."""
-    removed = [hidden_markers()] + ([] if solutions else [solution_markers()])
-    kept, inside = [], None
-    for line in find_lesson(lesson).read_text(encoding="utf-8").splitlines():
-        for begin, end in removed:
-            if begin in line:
-                inside = end
-        if inside is None:
-            kept.append(line)
-        elif inside in line:
-            inside = None
-    return "\n".join(kept)
-
-
-def forbidden_text(solutions: bool, allowed: str) -> dict[str, str]:
-    """Text no built file may hold: markers, reference names, each hidden
-    test's lines and, without solutions, each answer's lines. Lines that also
-    appear in ``allowed`` (the page text that may be shown) are not listed."""
-    found = {m: "a hidden-test marker" for m in hidden_markers()}
-    found[REFERENCE_PREFIX] = "a reference name"
-    if not solutions:
-        found.update({m: "a solution marker" for m in solution_markers()})
-    for lesson in lesson_names():
-        source = find_lesson(lesson).read_text(encoding="utf-8")
-        kinds = [(hidden_markers(), "hidden test")]
-        if not solutions:
-            kinds.append((solution_markers(), "answer"))
-        for markers, what in kinds:
-            for line in _block_lines(source, markers):
-                line = line.lstrip("# ").strip()
-                if len(line) >= 16 and line not in allowed:
-                    found[line] = f"a line of a {what} of {lesson}"
-    return found
-
-
-def json_strings(value: Any) -> list[str]:
-    """Every string in decoded JSON (keys aside), depth first."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in json_strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in json_strings(v)]
-    return []
-
-
-def _visible_text(path: Path) -> str:
-    """The file's text as a reader meets it: HTML without tags and entities,
-    JSON (notebooks included) as its decoded strings."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    if path.suffix == ".html":
-        text = html.unescape(re.sub(r"<[^>]+>", " ", text)) + "\n" + html.unescape(text)
-    elif path.suffix in (".ipynb", ".json"):
-        try:
-            text = "\n".join(json_strings(json.loads(text)))
-        except ValueError:
-            pass
-    return text
-
-
-def scan(out: Path, forbidden: dict[str, str]) -> list[str]:
-    """Every built text file holding forbidden text, with what it holds."""
-    problems = []
-    for path in sorted(out.rglob("*")):
-        if not path.is_file() or path.suffix not in _TEXT_SUFFIXES:
-            continue
-        if path.relative_to(out).parts[0] == "_static" and path.suffix != ".ipynb":
-            continue  # the theme's own files
-        raw = path.read_text(encoding="utf-8", errors="replace")
-        texts = (raw, _visible_text(path))
-        for needle, what in forbidden.items():
-            if any(needle in t for t in texts):
-                problems.append(f"{path.relative_to(out)}: {what}: {needle!r}")
-    return problems
-
-
-# --- the build ---------------------------------------------------------------
-
-
 def build_site(
     out: Path = DEFAULT_OUT,
     *,
@@ -519,8 +293,8 @@ def build_site(
             target = src / "_extra" / "notebooks" / f"{lesson}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(student, target)
-            allowed.append(_shown_source(lesson, solutions))
-            allowed.append(_student_text(student))
+            allowed.append(shown_source(lesson, solutions))
+            allowed.append(student_text(student))
         allowed.append((src / "index.md").read_text(encoding="utf-8"))
         allowed += [p.read_text(encoding="utf-8") for p in src.glob("instructors/*")]
         if out.exists():

@@ -30,9 +30,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
+
+from autograder.forked import ForkedKernel
 
 #: Modules imported once by the server. Order matters only for speed.
 PRELOAD = (
@@ -185,56 +186,6 @@ def _become_kernel(request: dict[str, Any]) -> None:
 
 
 # The worker side.
-
-
-class ForkedKernel:
-    """The parts of :class:`subprocess.Popen` that jupyter_client uses.
-
-    The kernel is the server's child, not ours: its exit is seen by probing
-    the pid (the server reaps its children at once, so a dead kernel leaves no
-    zombie behind). With namespaces the pid is the kernel's stand-in, in the
-    same process group, which lives and dies with it (:mod:`autograder.namespaces`).
-    """
-
-    stdin = stdout = stderr = None
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        """None while the kernel runs, else an exit code (0: unknown)."""
-        if self.returncode is None:
-            try:
-                os.kill(self.pid, 0)
-            except ProcessLookupError:
-                self.returncode = 0
-            except PermissionError:
-                pass
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        """Block until the kernel is gone."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            if deadline is not None and time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
-            time.sleep(0.02)
-        return self.returncode or 0
-
-    def send_signal(self, signum: int) -> None:
-        """Signal the kernel if it still runs."""
-        if self.poll() is None:
-            try:
-                os.kill(self.pid, signum)
-            except ProcessLookupError:
-                self.returncode = 0
-
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
 
 
 class KernelServer:
