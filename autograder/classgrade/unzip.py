@@ -210,20 +210,15 @@ def extract_zip(
                     )
                     continue
                 taken[out] = info.filename
+                why = None
                 try:
                     total += _copy_entry(zf, info, out, max_entry, max_total - total)
                 except _TooLarge as big:  # its size in the header was a lie
                     total += big.written  # unpacking it was work all the same
-                    out.unlink(missing_ok=True)
-                    del taken[out]
-                    _skip(
-                        problems,
-                        skipped,
-                        name,
+                    why = (
                         f"unpacks to more than the {max_entry:,} bytes allowed "
-                        "for one file (a zip bomb?); ask for the file again",
+                        "for one file (a zip bomb?); ask for the file again"
                     )
-                    continue
                 except (
                     zipfile.BadZipFile,
                     zlib.error,
@@ -231,14 +226,11 @@ def extract_zip(
                     RuntimeError,
                     NotImplementedError,
                 ) as exc:  # corrupt, encrypted, unknown
+                    why = f"cannot be unpacked ({exc}); ask for the file again"
+                if why is not None:
                     out.unlink(missing_ok=True)
                     del taken[out]
-                    _skip(
-                        problems,
-                        skipped,
-                        name,
-                        f"cannot be unpacked ({exc}); ask for the file again",
-                    )
+                    _skip(problems, skipped, name, why)
                     continue
                 if times is not None:
                     times[out] = _zip_time(info)
