@@ -104,7 +104,7 @@ def test_every_public_course_function_and_class_is_a_helper():
         "course.backend.host_copy",
         "course.data.iris",
         "course.timing.benchmark",
-        "course.cudasim.race_check",
+        "course.racecheck.race_check",
     ):
         assert name in found
     assert "course.results.submit" not in found  # sends results, computes nothing
