@@ -23,9 +23,6 @@ from course.env import force_cpu
 
 GIB = 1024**3
 
-DEVICE_TYPES = ("cuda", "mps", "cpu")
-
-
 @dataclass(frozen=True)
 class DeviceChoice:
     """A device together with the reason it was chosen."""
@@ -40,51 +37,18 @@ def mps_available() -> bool:
     return bool(backend is not None and backend.is_available())
 
 
-def choose_device(prefer: str | None = None) -> DeviceChoice:
-    """Pick the best torch device (cuda, then mps, then cpu) and say why.
+def choose_device() -> DeviceChoice:
+    """Pick the best available torch device (cuda, then mps, then cpu) and say why.
 
-    Args:
-        prefer: ``None`` for the best available device, or ``"cuda"``,
-            ``"cuda:N"``, ``"mps"`` or ``"cpu"`` to ask for one. An unavailable
-            preference falls back to the best available device; the reason says so.
+    It takes no preference on purpose: choosing between a preference and a
+    fallback is Day 01's Task 1.1, written by the student.
 
     Returns:
         A :class:`DeviceChoice` with the ``torch.device`` and a one-line reason.
-
-    Raises:
-        ValueError: ``prefer`` names no device type torch knows here.
+        ``COURSE_FORCE_CPU=1`` in the environment always gives the CPU.
     """
-    if prefer is not None:
-        kind = str(prefer).split(":")[0]
-        if kind not in DEVICE_TYPES:
-            raise ValueError(
-                f"Unknown device {prefer!r}: use one of 'cuda', 'cuda:0', 'mps', "
-                "'cpu', or None for the best available device."
-            )
     if force_cpu():
         return DeviceChoice(torch.device("cpu"), "COURSE_FORCE_CPU is set")
-    if prefer == "cpu":
-        return DeviceChoice(torch.device("cpu"), "the CPU was asked for")
-    if prefer is not None and str(prefer).startswith("cuda"):
-        wanted = torch.device(prefer)
-        index = wanted.index or 0
-        if torch.cuda.is_available() and index < torch.cuda.device_count():
-            return DeviceChoice(
-                torch.device("cuda", index), f"{prefer!r} was asked for and is present"
-            )
-        fallback = choose_device(None)
-        return DeviceChoice(
-            fallback.device, f"{prefer!r} is not available; {fallback.reason}"
-        )
-    if prefer == "mps":
-        if mps_available():
-            return DeviceChoice(
-                torch.device("mps"), "'mps' was asked for and is present"
-            )
-        fallback = choose_device(None)
-        return DeviceChoice(
-            fallback.device, f"'mps' is not available; {fallback.reason}"
-        )
     if torch.cuda.is_available():
         return DeviceChoice(
             torch.device("cuda", 0), "an NVIDIA GPU is available (torch.cuda)"
@@ -96,9 +60,9 @@ def choose_device(prefer: str | None = None) -> DeviceChoice:
     return DeviceChoice(torch.device("cpu"), "no GPU is available, using the CPU")
 
 
-def pick_device(prefer: str | None = None) -> torch.device:
+def pick_device() -> torch.device:
     """Return the best available torch device; see :func:`choose_device`."""
-    return choose_device(prefer).device
+    return choose_device().device
 
 
 def cpu_name() -> str:

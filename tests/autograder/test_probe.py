@@ -64,8 +64,9 @@ _planted = types.ModuleType("course.planted")
 exec({PLANTED_MODULE!r}, _planted.__dict__)
 sys.modules["course.planted"] = _planted
 """
-#: ``course.devices.choose_device`` as it would be if its ``.device`` were the
-#: answer of Day 01's ``pick_device`` (today it carries an index: ``cuda:0``).
+#: ``course.devices.choose_device`` as it would be if it took Task 1.1's
+#: preference and its ``.device`` were the answer of Day 01's ``pick_device``.
+#: (The real one takes no preference, so that no library call does the task.)
 INDEX_FREE_CHOICE = """
 import torch
 import course.devices
@@ -73,7 +74,15 @@ _choose = course.devices.choose_device
 
 
 def _index_free(prefer=None):
-    choice = _choose(prefer)
+    if prefer not in (None, "cpu", "cuda", "mps"):
+        raise ValueError(f"unknown device {prefer!r}")
+    if prefer == "cpu":
+        return course.devices.DeviceChoice(torch.device("cpu"), "asked")
+    if prefer == "mps" and course.devices.mps_available():
+        return course.devices.DeviceChoice(torch.device("mps"), "asked")
+    if prefer == "cuda" and torch.cuda.is_available():
+        return course.devices.DeviceChoice(torch.device("cuda"), "asked")
+    choice = _choose()
     return course.devices.DeviceChoice(torch.device(choice.device.type), choice.reason)
 
 
@@ -130,7 +139,7 @@ def test_parts_reach_one_level_into_a_result():
 def test_a_helper_stands_in_for_the_task_as_a_student_would_write_it():
     scope: dict = {}
     exec(substitute("pick", "course.devices.choose_device", ".device"), scope)
-    assert str(scope["pick"]("cpu")) == "cpu"
+    assert str(scope["pick"]()) == "cpu"
     scope = {}
     exec(substitute("describe", "course.devices.describe_device", "['type']"), scope)
     assert scope["describe"]("cpu") == "cpu"
