@@ -1,10 +1,11 @@
 """Uses the course library's own pick_device and describe_device as answers.
 
 The library's helpers do a different job than the tasks ask for: their hidden
-tests fail, and so does describe_device's visible test (extra keys).
+tests fail, and so do the visible tests (the library's pick_device takes no
+preference; its describe_device has extra keys).
 """
-# score: 7
-# zero: 01-pick-device-hidden-test, 01-describe-device-test, 01-describe-device-hidden-test
+# score: 6
+# zero: 01-pick-device-test, 01-pick-device-hidden-test, 01-describe-device-test, 01-describe-device-hidden-test
 # %% 01-pick-device
 VALID_PREFERENCES = (None, "cpu", "cuda", "mps")
 from course.devices import pick_device
