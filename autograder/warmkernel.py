@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from autograder.forked import ForkedKernel
+from autograder.forked import ForkedKernel, ready_client
 
 #: Modules imported once by the server. Order matters only for speed.
 PRELOAD = (
@@ -280,6 +280,7 @@ def manager_class() -> type:
     if _MANAGER is not None:
         return _MANAGER
     from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
 
     class WarmKernelManager(AsyncKernelManager):
         """Launches kernels by forking the warm server; cold when it cannot.
@@ -288,6 +289,15 @@ def manager_class() -> type:
         is confined (:mod:`autograder.sandbox`) before it runs any code, in
         namespaces of its own with ``SETTINGS["namespaces"]``.
         """
+
+        @default("client_factory")
+        def _ready_client(self) -> type:
+            return ready_client()
+
+        async def _async_wait(self, pollinterval: float = 0.1) -> None:
+            # A kernel exits within milliseconds of its shutdown reply; polling
+            # every 0.1 s, as jupyter_client does, costs 0.1 s per kernel.
+            await super()._async_wait(pollinterval=min(pollinterval, 0.01))
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
             from autograder.limits import kernel_env
