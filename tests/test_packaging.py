@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 try:
     import tomllib
-except ImportError:  # Python 3.10: pip ships the same parser
-    from pip._vendor import tomli as tomllib
+except ImportError:  # Python 3.10: the test extra installs tomli
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 CONDA_NAMES = {  # PyPI name -> conda-forge name, where they differ
@@ -31,9 +32,16 @@ def _pyproject() -> dict:
 
 def test_environment_yml_names_the_same_dependencies_as_pyproject():
     project = _pyproject()["project"]
+    extras = project["optional-dependencies"]
+    assert extras["dev"] == ["gpu-course[test,e2e,docs]"]
     wanted = dict(
-        _name_and_spec(r)
-        for r in project["dependencies"] + project["optional-dependencies"]["dev"]
+        _name_and_spec(r.split(";")[0])
+        for r in [
+            *project["dependencies"],
+            *extras["test"],
+            *extras["e2e"],
+            *extras["docs"],
+        ]  # fmt: skip
     )
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     conda = {}
@@ -82,7 +90,7 @@ def test_ci_runs_the_readme_test_command():
 def test_the_student_wheel_needs_no_jupyter_and_agrees_with_the_full_package():
     student = tomllib.loads((ROOT / "student" / "pyproject.toml").read_text())
     project = student["project"]
-    assert student["tool"]["setuptools"]["packages"] == ["course"]
+    assert student["tool"]["setuptools"]["packages"] == ["course", "course.recorded"]
     full = dict(_name_and_spec(r) for r in _pyproject()["project"]["dependencies"])
     mine = dict(_name_and_spec(r) for r in project["dependencies"])
     assert set(mine) == {"numpy", "torch", "matplotlib", "scikit-learn", "numba-cuda"}
@@ -98,3 +106,56 @@ def test_python_m_course_runs_doctor_only(capsys):
     assert "python -m autograder grade x" in capsys.readouterr().err
     assert main(["doctor"]) == 0
     assert "torch" in capsys.readouterr().out
+
+
+def test_the_version_is_written_once():
+    import importlib.metadata
+
+    import course
+
+    for toml in (ROOT / "pyproject.toml", ROOT / "student" / "pyproject.toml"):
+        data = tomllib.loads(toml.read_text())
+        assert "version" not in data["project"] and data["project"]["dynamic"] == [
+            "version"
+        ]
+        dynamic = data["tool"]["setuptools"]["dynamic"]["version"]
+        assert dynamic == {"attr": "course.__version__"}
+    assert importlib.metadata.version("gpu-course") == course.__version__
+
+
+def _readme_files() -> set[str]:
+    text = (ROOT / "README.md").read_text()
+    named = re.findall(r"\b((?:autograder|course)/[\w/.-]+\.(?:py|yaml|json))\b", text)
+    return {n for n in named if (ROOT / n).is_file()}
+
+
+@pytest.mark.slow
+def test_the_wheel_holds_every_file_the_readme_points_to(tmp_path):
+    import subprocess
+    import sys
+    import zipfile
+
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(ROOT),
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    log = built.stdout + built.stderr
+    assert "is absent from the `packages` configuration" not in log, log
+    (wheel,) = tmp_path.glob("gpu_course-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    wanted = _readme_files()
+    assert "autograder/jupyter/z2jh-values.yaml" in wanted
+    assert not wanted - names, sorted(wanted - names)
+    assert any(n.startswith("course/recorded/") and n.endswith(".json") for n in names)
