@@ -1,5 +1,6 @@
 # One entry point for students, instructors and CI. Needs only Python 3.10+ and pip.
-#   make demo     set up .venv, then doctor + release + run Day 01 + grade it
+#   make demo     set up .venv, then doctor + release + run Day 01 + grade samples
+#   make demo-class  the same, grading the whole sample class
 #   make test     set up .venv, then the whole test suite
 #   make lab      JupyterLab on the student notebooks (make instructor: formgrader)
 #   make release  regenerate notebooks/ from solutions/
@@ -15,7 +16,7 @@ STAMP  := $(VENV)/.installed
 JOBS   ?= auto
 EXTRAS ?= dev,gpu,grading
 
-.PHONY: venv demo test test-fast lint lab release release-check doctor bench bench-quick \
+.PHONY: venv demo demo-class test test-fast lint lab release release-check doctor bench bench-quick \
 	gpu-check bench-mlp bench-grading grade check clean instructor browser hub-proxy \
 	student-bundle site
 
@@ -32,8 +33,12 @@ $(STAMP): pyproject.toml constraints.txt
 demo: venv
 	$(PY) -m autograder demo
 
+# the whole sample class (every lesson, every kind of submission)
+demo-class: venv
+	$(PY) -m autograder demo --all
+
 test: venv browser hub-proxy
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
 
 test-fast: venv
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)

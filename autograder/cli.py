@@ -53,7 +53,7 @@ def _release(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from autograder.demo import demo
 
-    return demo(args.lesson, skip_samples=args.skip_samples)
+    return demo(args.lesson, skip_samples=args.skip_samples, everything=args.all)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -349,11 +349,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser(
         "demo",
-        help="doctor, release, run a lesson, and grade its reference and blank copies",
+        help="doctor, release, run a lesson, and grade one sample of each kind "
+        "for two lessons",
     )
-    demo.add_argument("--lesson", default="01_devices", help="lesson to demonstrate")
     demo.add_argument(
-        "--skip-samples", action="store_true", help="skip grading the sample class"
+        "--lesson", default="01_devices", help="lesson to run as a script"
+    )
+    demo.add_argument(
+        "--skip-samples", action="store_true", help="skip grading the samples"
+    )
+    demo.add_argument(
+        "--all", action="store_true", help="grade the whole sample class instead"
     )
     demo.set_defaults(func=_demo)
     return parser

@@ -84,11 +84,14 @@ def check_files(samples: list[Sample]) -> list[str]:
     return problems
 
 
-def write_samples(folder: Path, lessons: list[str] | None = None) -> list[Sample]:
-    """Write every sample as ``<student>_<lesson>.ipynb`` plus ``expected.csv``."""
+def write_samples(
+    folder: Path, lessons: list[str] | None = None, samples: list[Sample] | None = None
+) -> list[Sample]:
+    """Write every sample of ``lessons`` (or just ``samples``) as
+    ``<student>_<lesson>.ipynb``, plus ``expected.csv``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    samples = all_samples(lessons)
+    samples = all_samples(lessons) if samples is None else samples
     for sample in samples:
         target = folder / f"{sample.name}_{sample.lesson}.ipynb"
         if sample.kind == "blank":

@@ -6,6 +6,7 @@ submission is still listed for review.
 """
 # score: 9
 # zero: 03-train-test, 03-train-hidden-test
+# kind: adversarial
 # review: yes
 # %% 03-train
 import course.sync
