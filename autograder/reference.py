@@ -11,7 +11,6 @@ kernels cannot read (see :mod:`autograder.sandbox`).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -23,6 +22,7 @@ from typing import Any
 from autograder.conventions import grade_id
 from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
 from autograder.limits import GRADING_ENV
+from autograder.scratch import cache_root, locked
 from course.results import MIME, VERSION
 
 #: Per-kernel timeout for the reference run (seconds per cell).
@@ -34,12 +34,9 @@ class ReferenceError(RuntimeError):
 
 
 def cache_dir() -> Path:
-    """Where reference results are kept: ``$COURSE_CACHE_DIR`` or the user cache."""
-    override = os.environ.get("COURSE_CACHE_DIR")
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "gpu-course" / "reference"
+    """Where reference results are kept: ``reference/`` in the grader's cache
+    (:func:`autograder.scratch.cache_root`)."""
+    return cache_root() / "reference"
 
 
 def _fingerprint(source: Path) -> str:
@@ -114,19 +111,6 @@ def _run(source: Path) -> dict[str, Any]:
     return results
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    import fcntl
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def reference_results(lesson: str) -> dict[str, Any]:
     """``{hidden test grade_id: results tree}`` of the lesson's solution.
 
@@ -145,7 +129,7 @@ def _cached(stem: str, key: str, compute: Any) -> dict[str, Any]:
     cache = cache_dir() / f"{stem}-{key}.json"
     if cache.is_file():
         return json.loads(cache.read_text(encoding="utf-8"))
-    with _locked(cache.with_suffix(".lock")):
+    with locked(cache.with_suffix(".lock")):
         if cache.is_file():  # another process computed it meanwhile
             return json.loads(cache.read_text(encoding="utf-8"))
         found = compute()
@@ -157,6 +141,7 @@ def _cached(stem: str, key: str, compute: Any) -> dict[str, Any]:
             measured = old.name.startswith(f"{stem}-measured-")
             if old != cache and measured == bool(kind):
                 old.unlink(missing_ok=True)
+                old.with_suffix(".lock").unlink(missing_ok=True)  # older layout
         return found
 
 

@@ -5,14 +5,23 @@ the lesson's ``.py`` source (with every answer in it) must never sit next to the
 notebook being released. A :class:`ScratchCourse` is a temporary course root that
 holds only the converted solution notebook and the lesson's data files, with the
 course's own ``nbgrader_config.py`` pointed at it.
+
+Generating a lesson into a new course costs seconds (nbgrader creates and
+migrates a gradebook, then releases the lesson), so a new course gets a copy of
+a cached one instead (:func:`cached_course`), kept under :func:`cache_root` and
+keyed by everything the result depends on.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -23,6 +32,68 @@ from autograder.lessons import find_lesson, source_to_notebook, write_notebook
 
 AUTOGRADER_DIR = Path(__file__).resolve().parent
 _SKIP = {"__pycache__", ".ipynb_checkpoints"}
+
+
+def cache_root() -> Path:
+    """The grader's cache: ``$COURSE_CACHE_DIR``, or ``gpu-course`` in the user
+    cache. Grading kernels cannot read it (:mod:`autograder.sandbox`)."""
+    override = os.environ.get("COURSE_CACHE_DIR")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "gpu-course"
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created if missing)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _template_key(lesson: str) -> str:
+    """Changes whenever the generated course could: the lesson as converted,
+    its data files, the course's nbgrader settings and nbgrader's version."""
+    import nbformat
+    from nbgrader import __version__ as nbgrader_version
+
+    source = find_lesson(lesson)
+    digest = hashlib.sha256(nbformat.writes(source_to_notebook(source)).encode())
+    for item in sorted(source.parent.rglob("*")):
+        if item.is_file() and item.suffix != ".py" and not _SKIP & set(item.parts):
+            digest.update(str(item.relative_to(source.parent)).encode())
+            digest.update(item.read_bytes())
+    digest.update((AUTOGRADER_DIR / "nbgrader_config.py").read_bytes())
+    digest.update(f"{nbgrader_version} {sys.version_info[:2]}".encode())
+    return digest.hexdigest()[:20]
+
+
+def cached_course(lesson: str) -> Path:
+    """A course folder with ``lesson`` generated in it, from the cache (made on
+    first use, by one process at a time; older versions removed)."""
+    stem = find_lesson(lesson).stem
+    folder = cache_root() / "templates"
+    done = folder / f"{stem}-{_template_key(lesson)}"
+    if done.is_dir():
+        return done
+    with locked(folder / f"{stem}.lock"):
+        if done.is_dir():
+            return done
+        work = Path(tempfile.mkdtemp(prefix=f".{stem}-", dir=folder))
+        try:
+            ScratchCourse(work, keep=True).generate(lesson, cached=False)
+            os.replace(work, done)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        for old in folder.glob(f"{stem}-*"):
+            if old != done and old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+    return done
 
 
 def _put_python_on_path() -> None:
@@ -107,15 +178,20 @@ class ScratchCourse:
         write_notebook(source_to_notebook(source), target / f"{source.stem}.ipynb")
         return target
 
-    def generate(self, lesson: str) -> Path:
+    def generate(self, lesson: str, *, cached: bool = True) -> Path:
         """Add a lesson and run ``nbgrader generate_assignment`` on it.
 
         Returns the folder of the released student edition. Fills the gradebook
-        with the lesson's cells, tests included, which autograde needs.
+        with the lesson's cells, tests included, which autograde needs. A course
+        without a gradebook yet gets a copy of :func:`cached_course` instead,
+        unless ``cached`` is False.
 
         Raises:
             RuntimeError: nbgrader failed; the message carries nbgrader's log.
         """
+        if cached and self._api is None and not (self.root / "gradebook.db").exists():
+            shutil.copytree(cached_course(lesson), self.root, dirs_exist_ok=True)
+            return self.root / "notebooks" / find_lesson(lesson).stem
         name = self.add_lesson(lesson).name
         result = self.api.generate_assignment(name, force=True, create=True)
         if not result.get("success"):

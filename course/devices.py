@@ -23,6 +23,7 @@ from course.env import force_cpu
 
 GIB = 1024**3
 
+
 @dataclass(frozen=True)
 class DeviceChoice:
     """A device together with the reason it was chosen."""

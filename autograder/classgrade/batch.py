@@ -94,21 +94,21 @@ def _select(
 
 
 def _templates(work: Path, lessons: set[str]) -> dict[str, tuple[Path, Path]]:
-    """One template course for every lesson, and each lesson's release.
+    """A template course for each lesson, and the lesson's release.
 
-    One gradebook to create (nbgrader spends seconds on each new one), copied
-    into each job folder. The reference results of each lesson are computed
-    here too, once, before the workers start.
+    Each is a copy of the cached course (:func:`autograder.scratch.cached_course`:
+    nbgrader spends seconds creating a gradebook), copied again into each job
+    folder. The reference results of each lesson are computed here too, once,
+    before the workers start.
     """
     from autograder.reference import reference_results
     from autograder.scratch import ScratchCourse
 
     templates: dict[str, tuple[Path, Path]] = {}
-    template_dir = work / "templates" / "course"
-    shutil.rmtree(template_dir, ignore_errors=True)
-    template = ScratchCourse(template_dir, keep=True)
     for lesson in sorted(lessons):
-        released = template.generate(lesson)
+        template_dir = work / "templates" / lesson
+        shutil.rmtree(template_dir, ignore_errors=True)
+        released = ScratchCourse(template_dir, keep=True).generate(lesson)
         release = work / "templates" / f"{lesson}.release.ipynb"
         shutil.copyfile(released / f"{lesson}.ipynb", release)
         templates[lesson] = (template_dir, release)

@@ -240,6 +240,7 @@ def _one_server():
         warmkernel._SERVER = None
 
 
+@pytest.mark.slow
 @needs_namespaces
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
 def test_a_kernel_sees_only_its_own_processes(warm, confined, tmp_path):
@@ -258,6 +259,7 @@ def test_a_kernel_sees_only_its_own_processes(warm, confined, tmp_path):
     assert out["thread"] == ["ran"]
 
 
+@pytest.mark.slow
 @needs_namespaces
 def test_a_timed_out_cell_is_interrupted_in_a_confined_kernel(confined, tmp_path):
     cells = ["while True:\n    pass", "print('still here')"]
@@ -267,6 +269,7 @@ def test_a_timed_out_cell_is_interrupted_in_a_confined_kernel(confined, tmp_path
     assert "still here" in nb.cells[1].outputs[0]["text"]
 
 
+@pytest.mark.slow
 @needs_namespaces
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
 def test_the_cage_kills_a_confined_kernel_and_all_it_started(warm, confined, tmp_path):

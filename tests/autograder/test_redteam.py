@@ -23,6 +23,7 @@ import pytest
 from autograder.classgrade import grade_class
 from autograder.conventions import grade_id, nbgrader_meta
 from autograder.lessons import REPO_ROOT, lesson_sources, source_to_notebook
+from autograder.reference import cache_dir
 from tests.redteam import load_cases, student, write_case
 
 CASES = load_cases()
@@ -81,6 +82,7 @@ def redteam_graded(tmp_path_factory) -> GradedAttacks:
             udp_port=str(udp.getsockname()[1]),
             unix_path=unix_path,
             marker=MARKER,
+            cache_dir=str(cache_dir()),
         )
     before = _tree(REPO_ROOT)
     os.environ["COURSE_REDTEAM_SECRET"] = MARKER

@@ -213,6 +213,7 @@ def test_graded_kernels_cannot_snoop_and_grades_do_not_change(tmp_path):
     assert tests == {r.student: r.per_question for r in open_.results}
 
 
+@pytest.mark.slow
 @needs_landlock
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
 def test_confined_kernels_run_lesson_code_but_cannot_read_outside(

@@ -69,6 +69,7 @@ def _probe(nb):
     }
 
 
+@pytest.mark.slow
 def test_warm_kernels_are_fresh_processes_with_the_job_settings(warm, tmp_path):
     before = dict(warmkernel.LAUNCHED)
     first = _probe(_run([PROBE], warm, tmp_path))
@@ -87,6 +88,7 @@ def test_warm_kernels_are_fresh_processes_with_the_job_settings(warm, tmp_path):
     assert first["path"] == cold["path"]  # same import path as a cold kernel
 
 
+@pytest.mark.slow
 def test_plots_and_errors_look_as_in_a_cold_kernel(warm, tmp_path, monkeypatch):
     from jupyter_client.manager import AsyncKernelManager
 
@@ -106,6 +108,7 @@ def test_plots_and_errors_look_as_in_a_cold_kernel(warm, tmp_path, monkeypatch):
     assert hot.cells[1].outputs[0]["ename"] == "ZeroDivisionError"
 
 
+@pytest.mark.slow
 def test_timeout_interrupts_a_warm_kernel_and_it_goes_on(warm, tmp_path):
     cells = ["while True:\n    pass", "print('still here')"]
     nb = _run(cells, warm, tmp_path, timeout=3)
@@ -113,6 +116,7 @@ def test_timeout_interrupts_a_warm_kernel_and_it_goes_on(warm, tmp_path):
     assert "still here" in nb.cells[1].outputs[0]["text"]
 
 
+@pytest.mark.slow
 def test_a_kernel_that_exits_is_seen_dead(warm, tmp_path):
     with pytest.raises(DeadKernelError):
         _run(["import os\nos._exit(3)", "print('never')"], warm, tmp_path)

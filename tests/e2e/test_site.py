@@ -1,6 +1,7 @@
 """The course website: built with and without answers, then read in Chromium.
 
-Builds the site twice from one execution cache (``make site`` and ``make site
+Builds the site for two Days (:data:`LESSONS`; ``make site`` builds them all)
+twice from one execution cache (``make site`` and ``make site
 SOLUTIONS=0``): the second build executes nothing. Checks every built file for
 hidden-test text (and, without answers, for answer code) independently of the
 builder's own scan, then serves each build on loopback and, in Debian's
@@ -25,12 +26,14 @@ from pathlib import Path
 import pytest
 
 from autograder.conventions import hidden_markers, solution_markers
-from autograder.lessons import REPO_ROOT, find_lesson, lesson_names
+from autograder.lessons import REPO_ROOT, find_lesson
 from autograder.site import build_site, json_strings
 from tests.e2e.test_browser import CHROMIUM, SHOTS, browser  # noqa: F401 - fixture
 from tests.servers import free_port, stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("site")]
+#: The Days built: the sync trap (searched for) and the kernels (answers shown).
+LESSONS = ["03_sync_trap", "09_kernels"]
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="Debian's chromium is not installed (make browser)"
 )
@@ -40,14 +43,18 @@ needs_chromium = pytest.mark.skipif(
 def sites(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("site")
     cache = tmp / "cache"
-    with_answers = build_site(tmp / "site", solutions=True, cache=cache, log=print)
-    without = build_site(tmp / "site-0", solutions=False, cache=cache, log=print)
+    with_answers = build_site(
+        tmp / "site", solutions=True, cache=cache, log=print, lessons=LESSONS
+    )
+    without = build_site(
+        tmp / "site-0", solutions=False, cache=cache, log=print, lessons=LESSONS
+    )
     return with_answers, without
 
 
 def _lines_between(markers: tuple[str, str], min_length: int = 20) -> set[str]:
     found = set()
-    for lesson in lesson_names():
+    for lesson in LESSONS:
         inside = False
         for line in find_lesson(lesson).read_text(encoding="utf-8").splitlines():
             if markers[0] in line:
@@ -65,7 +72,7 @@ def _student_text() -> str:
 
     return "\n".join(
         cell.source
-        for n in lesson_names()
+        for n in LESSONS
         for cell in nbformat.read(
             REPO_ROOT / "notebooks" / n / f"{n}.ipynb", as_version=4
         ).cells
@@ -88,10 +95,10 @@ def _texts(out: Path):
 
 def test_the_second_build_executes_nothing(sites):
     first, second = sites
-    assert sorted(first.executed + first.cached) == lesson_names()
+    assert sorted(first.executed + first.cached) == LESSONS
     assert not (first.out / ".doctrees").exists()  # Sphinx's pickles stay out
-    assert second.executed == [] and second.cached == lesson_names()
-    assert first.pages >= len(lesson_names()) + 4  # home, Days, instructor pages
+    assert second.executed == [] and second.cached == LESSONS
+    assert first.pages >= len(LESSONS) + 4  # home, Days, instructor pages
 
 
 def test_no_built_file_holds_a_hidden_test(sites):
@@ -99,7 +106,7 @@ def test_no_built_file_holds_a_hidden_test(sites):
     # lines that also appear where students may see them are not hidden text
     visible = _student_text()
     hidden = {line for line in hidden if line not in visible}
-    assert len(hidden) > 50  # the check has something to look for
+    assert len(hidden) > 20  # the check has something to look for
     for report in sites:
         for path, text in _texts(report.out):
             assert "BEGIN HIDDEN" not in text and "END HIDDEN" not in text, path
@@ -113,7 +120,7 @@ def test_the_build_without_solutions_holds_no_answer_code(sites):
     answers = _lines_between(solution_markers())
     visible = _student_text()
     answers = {line for line in answers if line not in visible}
-    assert len(answers) > 50
+    assert len(answers) > 20
     for path, text in _texts(without.out):
         assert "BEGIN SOLUTION" not in text, path
         leaked = [line for line in answers if line in text]
@@ -184,7 +191,7 @@ def test_every_page_loads_clean_with_alt_text_and_closed_solutions(served, page)
         if base == with_answers:
             SHOTS.mkdir(exist_ok=True)
             page.screenshot(path=str(SHOTS / "site-home.png"))
-        for lesson in lesson_names():
+        for lesson in LESSONS:
             url = f"{base}/days/{lesson}.html"
             assert _open(page, url) == [], url
             images = page.locator("main img, article img")
@@ -211,6 +218,6 @@ def test_search_finds_synchronisation(served, page):
     assert _open(page, f"{base}/search.html?q=synchronisation") == []
     results = page.locator("#search-results li, ul.search li")
     results.first.wait_for(timeout=60_000)
-    assert results.count() >= 3  # Day 03 and more
+    assert results.count() >= 1
     titles = " ".join(results.all_inner_texts())
     assert "synchronisation" in titles.lower() or "Day 03" in titles

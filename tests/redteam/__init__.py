@@ -11,8 +11,9 @@ A case file ``tests/redteam/<lesson>/<name>.py`` has the format of the samples
     <the code the student wrote in that answer cell>
 
 ``review: yes`` says that the static scan must list the submission for review.
-``{udp_port}``, ``{unix_path}`` and ``{marker}`` in the code are filled in by
-the test that grades the batch. Each is graded as student ``rt-<name>``.
+``{udp_port}``, ``{unix_path}``, ``{marker}`` and ``{cache_dir}`` (the
+reference results' folder) in the code are filled in by the test that grades
+the batch. Each is graded as student ``rt-<name>``.
 """
 
 from __future__ import annotations
