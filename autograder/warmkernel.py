@@ -18,9 +18,13 @@ the server fails in any way, kernels are launched the usual way. Grades do not
 depend on the mode: the same cells run in a fresh interpreter state.
 
 Run as ``python -m autograder.warmkernel``: the server, talking JSON lines on
-stdin/stdout. :func:`install` makes nbgrader's executor use
-``WarmKernelManager``, which starts the server on its first kernel launch (and
-again whenever the kernels' environment changes).
+stdin/stdout. :func:`manager_class` is the kernel manager that launches warm
+and confined kernels: ``GradingExecute`` passes it to nbclient, with its
+settings as configuration (``WarmKernelManager.warm``, ``.confine``,
+``.namespaces``). Nothing of nbgrader or jupyter_client is patched, so a plain
+nbgrader ``Execute`` in the same process (formgrader's autograde button) is
+untouched by a grading. The manager starts the server on its first kernel
+launch (and again whenever the kernels' environment changes).
 """
 
 from __future__ import annotations
@@ -254,8 +258,6 @@ def forkable(cmd: list[str]) -> bool:
 _SERVER: KernelServer | None = None
 #: Kernels launched by this process, by kind (tests check that forking is used).
 LAUNCHED = {"warm": 0, "cold": 0, "confined": 0}
-#: How this process launches grading kernels; set by :func:`install`.
-SETTINGS = {"warm": True, "confine": False, "namespaces": False}
 _MANAGER: type | None = None
 
 
@@ -280,15 +282,23 @@ def manager_class() -> type:
     if _MANAGER is not None:
         return _MANAGER
     from jupyter_client.manager import AsyncKernelManager
-    from traitlets import default
+    from traitlets import Bool, default
 
     class WarmKernelManager(AsyncKernelManager):
         """Launches kernels by forking the warm server; cold when it cannot.
 
-        With ``SETTINGS["confine"]``, every kernel of this Python, warm or cold,
-        is confined (:mod:`autograder.sandbox`) before it runs any code, in
-        namespaces of its own with ``SETTINGS["namespaces"]``.
+        With ``confine``, every kernel of this Python, warm or cold, is
+        confined (:mod:`autograder.sandbox`) before it runs any code, in
+        namespaces of its own with ``namespaces``.
         """
+
+        warm = Bool(True, help="Fork kernels from the warm server (Linux).").tag(
+            config=True
+        )
+        confine = Bool(False, help="Confine every kernel.").tag(config=True)
+        namespaces = Bool(
+            False, help="Give confined kernels their own namespaces."
+        ).tag(config=True)
 
         @default("client_factory")
         def _ready_client(self) -> type:
@@ -313,14 +323,14 @@ def manager_class() -> type:
             kw.setdefault("stderr", subprocess.DEVNULL)
             cwd = str(kw.get("cwd") or os.getcwd())
             ours = forkable(kernel_cmd)  # this Python's IPython kernel
-            confine = SETTINGS["confine"] and ours
-            spaces = confine and SETTINGS["namespaces"]
+            confine = self.confine and ours
+            spaces = confine and self.namespaces
             if ours:
                 # ipykernel 7 warns on every start that loopback TCP is not
                 # encrypted: one line per graded notebook on the grader's terminal.
                 kernel_cmd = [*kernel_cmd, "--IPKernelApp.log_level=ERROR"]
             try:
-                if not (SETTINGS["warm"] and supported()):
+                if not (self.warm and supported()):
                     raise RuntimeError("warm kernels are off")
                 if not ours:
                     raise RuntimeError("not this Python's IPython kernel")
@@ -347,29 +357,6 @@ def manager_class() -> type:
 
     _MANAGER = WarmKernelManager
     return _MANAGER
-
-
-def install(
-    enabled: bool = True, confine: bool = False, namespaces: bool = False
-) -> bool:
-    """Make nbgrader's executor launch warm (and/or confined) kernels here
-    (confined ones in namespaces of their own with ``namespaces``).
-
-    nbgrader's ``Execute`` passes its kernel manager class as an argument, which
-    configuration cannot override; the class it names is replaced here, in the
-    grading worker only. Returns whether warm kernels are in use.
-    """
-    import nbgrader.preprocessors.execute as execute
-    from jupyter_client.manager import AsyncKernelManager
-
-    SETTINGS["warm"] = enabled and supported()
-    SETTINGS["confine"] = confine
-    SETTINGS["namespaces"] = confine and namespaces
-    if SETTINGS["warm"] or confine:
-        execute.AsyncKernelManager = manager_class()
-    else:
-        execute.AsyncKernelManager = AsyncKernelManager
-    return SETTINGS["warm"]
 
 
 if __name__ == "__main__":

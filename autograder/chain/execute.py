@@ -183,16 +183,24 @@ class GradingExecute(Execute):
     ).tag(config=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("kernel_manager_class", warmkernel.manager_class())
         super().__init__(*args, **kwargs)
         from autograder import namespaces, sandbox
 
         confine = self.confine and sandbox.abi() > 0
-        warmkernel.install(
-            self.warm,
-            confine=confine,
-            namespaces=confine and namespaces.use(self.require_namespaces),
-        )
-        self.kernel_manager_class = warmkernel.manager_class()
+        self._kernel_settings = {
+            "warm": self.warm and warmkernel.supported(),
+            "confine": confine,
+            "namespaces": confine and namespaces.use(self.require_namespaces),
+        }
+
+    def create_kernel_manager(self) -> Any:
+        """nbclient's kernel manager, given this executor's kernel settings."""
+        km = super().create_kernel_manager()
+        if isinstance(km, warmkernel.manager_class()):
+            for name, value in self._kernel_settings.items():
+                setattr(km, name, value)
+        return km
 
     # -- one notebook -------------------------------------------------------------
     def preprocess(self, nb: Any, resources: Any = None, km: Any = None):

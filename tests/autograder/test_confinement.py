@@ -12,6 +12,7 @@ import sys
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 from autograder import namespaces, sandbox, seccomp, warmkernel
 from autograder.limits import ProcessCage, worker_env
@@ -211,9 +212,6 @@ def confined(monkeypatch):
     def run(cells, tmp_path, warm, timeout=60):
         if warm and not warmkernel.supported():
             pytest.skip("warm kernels fork: Linux only")
-        monkeypatch.setitem(warmkernel.SETTINGS, "warm", warm)
-        monkeypatch.setitem(warmkernel.SETTINGS, "confine", True)
-        monkeypatch.setitem(warmkernel.SETTINGS, "namespaces", True)
         nb = nbformat.v4.new_notebook(
             cells=[nbformat.v4.new_code_cell(c) for c in cells]
         )
@@ -224,6 +222,9 @@ def confined(monkeypatch):
             allow_errors=True,
             interrupt_on_timeout=True,
             kernel_manager_class=warmkernel.manager_class(),
+            config=Config(
+                WarmKernelManager={"warm": warm, "confine": True, "namespaces": True}
+            ),
             resources={"metadata": {"path": str(tmp_path)}},
         )
         return nb, client

@@ -221,6 +221,7 @@ def test_confined_kernels_run_lesson_code_but_cannot_read_outside(
 ):
     import nbformat
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     from autograder import warmkernel
 
@@ -230,8 +231,6 @@ def test_confined_kernels_run_lesson_code_but_cannot_read_outside(
     secret.write_text("the answers")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    monkeypatch.setitem(warmkernel.SETTINGS, "warm", warm)
-    monkeypatch.setitem(warmkernel.SETTINGS, "confine", True)
     monkeypatch.delenv("MPLBACKEND", raising=False)  # inline figures, as in class
     cells = [
         "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
@@ -247,6 +246,7 @@ def test_confined_kernels_run_lesson_code_but_cannot_read_outside(
         kernel_name="python3",
         allow_errors=True,
         kernel_manager_class=warmkernel.manager_class(),
+        config=Config(WarmKernelManager={"warm": warm, "confine": True}),
         resources={"metadata": {"path": str(scratch)}},
     ).execute()
     if warmkernel._SERVER is not None:

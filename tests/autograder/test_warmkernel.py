@@ -49,9 +49,7 @@ def _run(cells, manager, tmp_path, timeout=30):
 def warm(monkeypatch):
     monkeypatch.setenv("COURSE_PROBE", "graders-own")  # not for grading kernels
     monkeypatch.setenv("OMP_NUM_THREADS", "3")  # a job setting kernels must get
-    monkeypatch.setitem(warmkernel.SETTINGS, "warm", True)
-    monkeypatch.setitem(warmkernel.SETTINGS, "confine", False)
-    yield warmkernel.manager_class()
+    yield warmkernel.manager_class()  # warm, not confined: its defaults
     if warmkernel._SERVER is not None:
         warmkernel._SERVER.close()
         warmkernel._SERVER = None
@@ -133,13 +131,24 @@ def test_other_pythons_and_environments_fall_back_or_restart(warm, monkeypatch):
     assert other is not server and not server.alive()
 
 
-def test_install_can_switch_back_to_cold_kernels():
+def test_grading_leaves_a_plain_nbgrader_execute_untouched():
+    """Kernel settings are configuration: nothing of nbgrader is patched, so
+    formgrader's autograde button in the same process launches stock kernels."""
     import nbgrader.preprocessors.execute as execute
     from jupyter_client.manager import AsyncKernelManager
+    from nbgrader.preprocessors import Execute
 
-    try:
-        assert warmkernel.install(True)
-        assert execute.AsyncKernelManager is warmkernel.manager_class()
-    finally:
-        assert not warmkernel.install(False)
+    from autograder.chain.execute import GradingExecute
+
+    def manager(executor):
+        executor.kernel_name = "python3"
+        return executor.create_kernel_manager()
+
+    km = manager(GradingExecute(warm=True, confine=False))
+    assert isinstance(km, warmkernel.manager_class()) and km.warm and not km.confine
+    assert not manager(GradingExecute(warm=False, confine=False)).warm
     assert execute.AsyncKernelManager is AsyncKernelManager
+    plain = Execute()
+    assert plain.kernel_manager_class is AsyncKernelManager
+    plain.kernel_name = "python3"
+    assert type(plain.create_kernel_manager()) is AsyncKernelManager
