@@ -63,8 +63,9 @@ def _rows(plugin: ExportPlugin, gradebook: Gradebook, lessons: list[Any]):
                 submission = gradebook.find_submission(lesson.name, student.id)
             except MissingEntry:
                 scores.append(None)
-            else:
-                scores.append(float(submission.score))
+            else:  # as nbgrader's own export: manual scores in, penalty off
+                penalty = float(submission.late_submission_penalty or 0.0)
+                scores.append(max(0.0, float(submission.score) - penalty))
         yield student, scores
 
 

@@ -13,9 +13,10 @@ from nbgrader.api import Gradebook
 from autograder.lessons import REPO_ROOT
 from autograder.scratch import _put_python_on_path
 
-#: ann scores 2 + 3 of 5 on Day 01 and 4 of 4 on Day 02; bob 1 of 5 on Day 01
-#: and nothing on Day 02; cat submitted nothing.
-EXPECTED = {"ann": ("5", "4"), "bob": ("1", ""), "cat": ("", "")}
+#: ann scores 2 + 3 of 5 on Day 01, but was late: a 1.5-point penalty leaves 3.5;
+#: on Day 02 the autograder gave her 1 of 4 and her instructor 4 by hand. bob
+#: scores 1 of 5 on Day 01 and nothing on Day 02; cat submitted nothing.
+EXPECTED = {"ann": ("3.5", "4"), "bob": ("1", ""), "cat": ("", "")}
 
 
 @pytest.fixture
@@ -51,13 +52,18 @@ def course(tmp_path):
             )
         scores = {
             ("ann", "01_devices"): {"01-a-test": 2, "01-b-test": 3},
-            ("ann", "02_migration"): {"02-a-test": 4},
+            ("ann", "02_migration"): {"02-a-test": 1},
             ("bob", "01_devices"): {"01-a-test": 1, "01-b-test": 0},
         }
         for (sid, lesson), cells in scores.items():
             gb.add_submission(lesson, sid)
             for cell, score in cells.items():
                 gb.find_grade(cell, lesson, lesson, sid).auto_score = score
+        gb.find_grade(
+            "02-a-test", "02_migration", "02_migration", "ann"
+        ).manual_score = 4
+        late = gb.find_submission_notebook("01_devices", "01_devices", "ann")
+        late.late_submission_penalty = 1.5
         gb.db.commit()
     return root
 
