@@ -45,9 +45,9 @@ def check(args: argparse.Namespace) -> int:
         raise ValueError(f"{notebook} is not a file")
     from autograder.chain.execute import source_limit
     from autograder.lessons import REPO_ROOT, lesson_names, lesson_of
-    from autograder.scratch import course_config
+    from autograder.scratch import grading_config
 
-    limit = source_limit(course_config(REPO_ROOT))
+    limit = source_limit(grading_config(REPO_ROOT))
     if limit and notebook.stat().st_size > limit:  # too large to read: its name
         lesson = args.lesson or next(
             (n for n in lesson_names() if n in notebook.name), None

@@ -17,11 +17,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 LESSON_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+$")
-_CONFIG = Path(__file__).resolve().parent / "nbgrader_config.py"
 
 
 @dataclass(frozen=True, order=True)
@@ -71,9 +69,9 @@ class LessonId:
 
 @functools.lru_cache(maxsize=1)
 def _configured() -> Any:
-    from traitlets.config.loader import PyFileConfigLoader
+    from autograder.scratch import instructor_config
 
-    return PyFileConfigLoader(_CONFIG.name, path=str(_CONFIG.parent)).load_config()
+    return instructor_config(None)  # the course's own settings
 
 
 def _delimiter(section: str, trait: str) -> str:

@@ -100,21 +100,6 @@ def read_timestamp(folder: Path) -> tuple[str, str]:
         return "", f"{path}: cannot read the submission time ({exc}); counted on time"
 
 
-def course_config(course_root: Path | None):
-    """The traitlets config nbgrader would load at ``course_root``: its
-    ``nbgrader_config.py``, or the course's own settings when it has none."""
-    from traitlets.config.loader import PyFileConfigLoader
-
-    from autograder.lessons import REPO_ROOT
-
-    path = None
-    if course_root is not None and (Path(course_root) / "nbgrader_config.py").is_file():
-        path = Path(course_root) / "nbgrader_config.py"
-    else:
-        path = REPO_ROOT / "autograder" / "nbgrader_config.py"
-    return PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
-
-
 _QUIET = logging.getLogger("autograder.late")
 _QUIET.setLevel(logging.ERROR)
 

@@ -108,8 +108,18 @@ def _put_python_on_path() -> None:
         os.environ["PATH"] = os.pathsep.join([bin_dir, *parts])
 
 
-def course_config(root: Path) -> Config:
-    """Load ``autograder/nbgrader_config.py`` with the course root set to ``root``."""
+def instructor_config(course_root: Path | None) -> Config:
+    """The settings nbgrader would load at an instructor's ``course_root``: its
+    ``nbgrader_config.py``, or the course's own settings when it has none."""
+    path = AUTOGRADER_DIR / "nbgrader_config.py"
+    if course_root is not None and (Path(course_root) / "nbgrader_config.py").is_file():
+        path = Path(course_root) / "nbgrader_config.py"
+    return PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
+
+
+def grading_config(root: Path) -> Config:
+    """Load ``autograder/nbgrader_config.py`` with the course root set to ``root``
+    (a scratch course or a grading job's folder)."""
     config = PyFileConfigLoader(
         "nbgrader_config.py", path=str(AUTOGRADER_DIR)
     ).load_config()
@@ -155,7 +165,7 @@ class ScratchCourse:
             from nbgrader.coursedir import CourseDirectory
 
             _put_python_on_path()
-            config = course_config(self.root)
+            config = grading_config(self.root)
             self._api = NbGraderAPI(
                 coursedir=CourseDirectory(config=config), config=config
             )

@@ -96,7 +96,8 @@ def record(
     from nbgrader.api import Gradebook, MissingEntry
     from sqlalchemy.exc import SAWarning
 
-    from autograder.late import assign_penalties, course_config, parse_time
+    from autograder.late import assign_penalties, parse_time
+    from autograder.scratch import instructor_config
 
     # nbgrader's own models warn on every new submission (as in its autograde);
     # the rows are written all the same.
@@ -136,7 +137,7 @@ def record(
                 (sub.student.id, lesson)
                 for sub in course.find_assignment(lesson).submissions
             }
-    assign_penalties(db_url, sorted(penalise), course_config(course_root))
+    assign_penalties(db_url, sorted(penalise), instructor_config(course_root))
     if course_root is not None and autograded_from is not None:
         for result in graded:
             name = Path(result.student) / result.lesson / f"{result.lesson}.ipynb"

@@ -130,9 +130,9 @@ def grade_job(job: Job) -> Result:
 def _source_limit(job: Job) -> int:
     """The course's ``GradingExecute.max_source_bytes`` (0: no limit)."""
     from autograder.chain.execute import source_limit
-    from autograder.scratch import course_config
+    from autograder.scratch import grading_config
 
-    return source_limit(course_config(Path(job.template)))
+    return source_limit(grading_config(Path(job.template)))
 
 
 def _too_large(job: Job, result: Result, size: int, limit: int) -> None:
@@ -253,10 +253,10 @@ def _autograde(job: Job, jobdir: Path) -> tuple[Any | None, str]:
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    from autograder.scratch import _put_python_on_path, course_config
+    from autograder.scratch import _put_python_on_path, grading_config
 
     _put_python_on_path()
-    config = course_config(jobdir)
+    config = grading_config(jobdir)
     config.GradingExecute.timeout = job.timeout
     config.GradingExecute.warm = job.warm
     config.GradingExecute.confine = job.confine

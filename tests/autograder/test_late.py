@@ -11,8 +11,9 @@ import pytest
 from autograder.classgrade import collect_submissions
 from autograder.classgrade.worker import KERNEL_START_FAILED, Job, grade_job
 from autograder.cli import _read_map, main
-from autograder.late import PerHourPenalty, course_config, parse_time, read_timestamp
+from autograder.late import PerHourPenalty, parse_time, read_timestamp
 from autograder.lessons import REPO_ROOT
+from autograder.scratch import instructor_config
 
 LESSON = "01_devices"
 BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
@@ -47,12 +48,12 @@ def test_times_are_read_as_nbgrader_reads_them(tmp_path):
 
 
 def test_the_course_config_names_the_penalty_method(tmp_path):
-    assert course_config(None).LateSubmissionPlugin.penalty_method == "none"
+    assert instructor_config(None).LateSubmissionPlugin.penalty_method == "none"
     (tmp_path / "nbgrader_config.py").write_text(
         "c = get_config()\n"
         'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
     )
-    config = course_config(tmp_path)
+    config = instructor_config(tmp_path)
     assert config.AssignLatePenalties.plugin_class == "autograder.late.PerHourPenalty"
 
 

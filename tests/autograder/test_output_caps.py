@@ -389,9 +389,9 @@ def test_widget_state_is_dropped_from_feedback():
 
 
 def test_the_feedback_chains_hide_hidden_tests():
-    from autograder.scratch import course_config
+    from autograder.scratch import grading_config
 
-    steps = course_config(REPO_ROOT).GenerateFeedback.preprocessors
+    steps = grading_config(REPO_ROOT).GenerateFeedback.preprocessors
     assert HideHiddenTests in steps and SanitizeOutputs in steps
 
 
