@@ -302,14 +302,16 @@ def grade_class(
     if gradebook is not None and templates:
         from autograder.classgrade.gradebook import read_lateness, record
 
-        template_root = next(iter(templates.values()))[0]
         Path(gradebook).resolve().parent.mkdir(parents=True, exist_ok=True)
         regraded = {(s.student, s.lesson) for s in todo}
         db_url = f"sqlite:///{Path(gradebook).resolve()}"
         record(
             [r for r in ordered if not precise or (r.student, r.lesson) in regraded],
             db_url,
-            f"sqlite:///{Path(template_root).resolve() / 'gradebook.db'}",
+            {
+                name: f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
+                for name, (root, _) in templates.items()
+            },
             course_root=Path(gradebook).resolve().parent,
             autograded_from=out_dir,
             due=due,

@@ -71,7 +71,7 @@ def _copy_lesson(template, course, lesson: str) -> None:
 def record(
     results: Iterable[Result],
     db_url: str,
-    template_db_url: str,
+    templates: dict[str, str],
     course_root: Path | None = None,
     autograded_from: Path | None = None,
     *,
@@ -80,7 +80,8 @@ def record(
     only_question: str | None = None,
     whole: set[tuple[str, str]] | None = None,
 ) -> None:
-    """Write every graded result into the gradebook at ``db_url``.
+    """Write every graded result into the gradebook at ``db_url``; a lesson it
+    does not know yet is copied from ``templates[lesson]``, a gradebook URL.
 
     With ``only_question``, only that cell's auto score is written, except for
     the (student, lesson) pairs in ``whole`` (no earlier result: all cells).
@@ -104,11 +105,12 @@ def record(
     warnings.filterwarnings("ignore", category=SAWarning)
 
     graded = [r for r in results if r.status == "graded"]
-    with Gradebook(template_db_url) as template, Gradebook(db_url) as course:
+    with Gradebook(db_url) as course:
         known = {a.name for a in course.assignments}
         lessons = {r.lesson for r in graded} | ({lesson} if due and lesson else set())
         for name in sorted(lessons - known):
-            _copy_lesson(template, course, name)
+            with Gradebook(templates[name]) as template:
+                _copy_lesson(template, course, name)
         if due and lesson:
             course.update_or_create_assignment(lesson, duedate=parse_time(due))
         for result in graded:

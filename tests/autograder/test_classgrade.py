@@ -354,3 +354,29 @@ def test_check_grades_without_touching_the_notebook(tmp_path, capsys):
     assert mine.read_bytes() == before
     page = Path(out.split("feedback page: ")[1].strip())
     assert page.is_file() and "_ref_" not in page.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_batch_of_two_lessons_fills_one_course_gradebook(tmp_path):
+    """Each lesson has a template course of its own; the course's gradebook
+    gets both lessons' cells and both submissions."""
+    from nbgrader.api import Gradebook
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for lesson in (LESSON, "02_migration"):
+        blank = REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb"
+        shutil.copyfile(blank, folder / f"ivy_{lesson}.ipynb")
+    db = tmp_path / "course" / "gradebook.db"
+    report = grade_class(folder, out_dir=tmp_path / "out", progress=False, gradebook=db)
+    assert {(r.lesson, r.status) for r in report.results} == {
+        (LESSON, "graded"),
+        ("02_migration", "graded"),
+    }
+    with Gradebook(f"sqlite:///{db}") as gradebook:
+        assert sorted(a.name for a in gradebook.assignments) == [
+            LESSON,
+            "02_migration",
+        ]
+        for lesson in (LESSON, "02_migration"):
+            assert gradebook.find_submission(lesson, "ivy").score == 0
