@@ -322,8 +322,11 @@ def grade_class(
         # Every row's lateness as the gradebook has it now, regraded or not.
         lateness = read_lateness(db_url, [(r.student, r.lesson) for r in ordered])
         for result in ordered:
-            seconds, penalty = lateness.get((result.student, result.lesson), (0, 0))
+            seconds, penalty, raw = lateness.get(
+                (result.student, result.lesson), (0.0, 0.0, None)
+            )
             result.seconds_late, result.late_penalty = seconds, penalty
+            result.gradebook_score = raw
             if result.status == "graded":
                 write_json(Job.result_path(out_dir, result), asdict(result))
     write_reports(ordered, out_dir)

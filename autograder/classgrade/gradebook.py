@@ -152,8 +152,9 @@ def record(
 
 def read_lateness(
     db_url: str, keys: Iterable[tuple[str, str]]
-) -> dict[tuple[str, str], tuple[float, float]]:
-    """``(seconds late, penalty)`` of each (student, lesson) the gradebook has."""
+) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """``(seconds late, penalty, score)`` of each (student, lesson) the gradebook
+    has; the score has formgrader's manual scores in (nbgrader's raw score)."""
     from nbgrader.api import Gradebook, MissingEntry
 
     found = {}
@@ -164,5 +165,9 @@ def read_lateness(
             except MissingEntry:
                 continue
             penalty = float(sub.late_submission_penalty or 0.0)
-            found[(student, lesson)] = (float(sub.total_seconds_late), penalty)
+            found[(student, lesson)] = (
+                float(sub.total_seconds_late),
+                penalty,
+                float(sub.score),
+            )
     return found

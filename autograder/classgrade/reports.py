@@ -30,11 +30,21 @@ class Result:
     submitted_at: str = ""  # ISO, UTC; "" when the submission carries no time
     seconds_late: float = 0.0  # past the gradebook's due date
     late_penalty: float = 0.0  # points off, from nbgrader's late-submission plugin
+    #: The course gradebook's score: the autograde scores with formgrader's
+    #: manual scores in their place where an instructor gave one (None: no
+    #: gradebook was written).
+    gradebook_score: float | None = None
+
+    @property
+    def raw(self) -> float:
+        """The score before the late penalty: the gradebook's, else autograde's."""
+        return self.score if self.gradebook_score is None else self.gradebook_score
 
     @property
     def final(self) -> float:
-        """The score after the late penalty (never below zero)."""
-        return max(0.0, self.score - self.late_penalty)
+        """The score after the late penalty (never below zero), as nbgrader's
+        own export computes it."""
+        return max(0.0, self.raw - self.late_penalty)
 
 
 @dataclass
@@ -64,7 +74,7 @@ class ClassReport:
         lines += [f"problem: {p}" for p in self.problems]
         lines += [
             f"{r.student}/{r.lesson}: late by {_hours(r.seconds_late)}, "
-            f"{r.late_penalty:g} point(s) off ({r.score:g} -> {r.final:g})"
+            f"{r.late_penalty:g} point(s) off ({r.raw:g} -> {r.final:g})"
             for r in self.results
             if r.seconds_late > 0
         ]
@@ -100,14 +110,16 @@ def write_reports(results: Iterable[Result], out_dir: Path) -> None:
         writer = csv.writer(handle)
         writer.writerow(
             ["student", "lesson", *questions, "total", "max", "status", "flags"]
-            + ["review", "submitted_at", "hours_late", "late_penalty", "final"]
+            + ["review", "submitted_at", "hours_late", "raw", "manual"]
+            + ["late_penalty", "final"]
         )
         for r in results:
             cells = [r.per_question.get(q, ["", ""])[0] for q in questions]
             writer.writerow(
                 [r.student, r.lesson, *cells, r.score, r.max_score, r.status]
                 + ["; ".join(r.flags), "; ".join(r.review), r.submitted_at]
-                + [round(r.seconds_late / 3600, 4), r.late_penalty, r.final]
+                + [round(r.seconds_late / 3600, 4), r.raw, round(r.raw - r.score, 6)]
+                + [r.late_penalty, r.final]
             )
     with open(out_dir / "pass_rates.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)

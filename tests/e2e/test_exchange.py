@@ -198,6 +198,21 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     again = _course([*first, "--due", due.isoformat() + "Z"], env)
     assert "0 graded now, 2 unchanged" in again
     assert _rows(db) == before
+    # grades.csv reads the gradebook: bob's manual score is in his raw score,
+    # his penalty off his final one, both as nbgrader's own export has them.
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        grades = {row["student"]: row for row in csv.DictReader(handle)}
+    _nbgrader(["export", "--to", str(tmp_path / "export2.csv")], instructor, env)
+    with open(tmp_path / "export2.csv", newline="", encoding="utf-8") as handle:
+        exported = {r["student_id"]: r for r in csv.DictReader(handle)}
+    for name in students:
+        assert float(exported[name]["raw_score"]) == float(grades[name]["raw"])
+        assert float(exported[name]["score"]) == float(grades[name]["final"])
+        manual = float(grades[name]["raw"]) - float(grades[name]["total"])
+        assert float(grades[name]["manual"]) == pytest.approx(manual)
+    bob = grades["bob"]
+    cell = float(bob["01-describe-device-test"])  # the autograder's score there
+    assert float(bob["raw"]) == pytest.approx(float(bob["total"]) - cell + 0.5)
 
     # Regrade precisely: bob's one question is written again; his other scores,
     # his manual score and alice's rows stay as they are.
