@@ -1,91 +1,53 @@
-"""Grade notebooks with nbgrader's autograde and read the scores back.
+"""Grade a few notebooks from Python, and validate one.
 
-Grading runs in a scratch course: the lesson is generated there (which stores
-its tests, hidden ones included, in the gradebook), the submission is copied to
-``submitted/<student>/<lesson>/``, and ``nbgrader autograde`` restores the
-original test cells before it executes the notebook, so a student cannot change
-what is tested.
+:func:`grade_notebooks` is ``course grade`` for a handful of submissions of one
+lesson: the same intake, worker, nbgrader chain and verdict
+(:func:`autograder.classgrade.grade_class`), in a temporary folder, with the
+results returned instead of written. nbgrader's autograde restores the original
+test cells before anything runs, so a student cannot change what is tested.
 """
 
 from __future__ import annotations
 
 import shutil
-import warnings
-from dataclasses import dataclass, field
+import tempfile
 from pathlib import Path
 
+from autograder.classgrade.reports import Result
 from autograder.lessons import find_lesson
-from autograder.scratch import ScratchCourse
-
-
-@dataclass(frozen=True)
-class Grade:
-    """The score of one submission, with points per graded cell."""
-
-    student: str
-    lesson: str
-    score: float
-    max_score: float
-    per_question: dict[str, tuple[float, float]] = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        return (
-            f"{self.student:<16} {self.lesson:<22} {self.score:g} / {self.max_score:g}"
-        )
 
 
 def grade_notebooks(
-    lesson: str,
-    submissions: dict[str, Path],
-    *,
-    course: ScratchCourse | None = None,
-) -> list[Grade]:
-    """Autograde ``{student_id: notebook_path}`` for one lesson.
+    lesson: str, submissions: dict[str, Path], *, jobs: int = 1
+) -> list[Result]:
+    """Autograde ``{student_id: notebook_path}`` for one lesson; one
+    :class:`~autograder.classgrade.reports.Result` per student, in that order.
 
     Raises:
-        RuntimeError: nbgrader could not grade a submission; the message carries
-            its log.
+        RuntimeError: a submission could not be graded; the message says why.
     """
-    from nbgrader.api import Gradebook
-    from sqlalchemy.exc import SAWarning
+    from autograder.classgrade import grade_class
 
-    # nbgrader's own gradebook code trips SQLAlchemy's autoflush warnings.
-    warnings.filterwarnings("ignore", category=SAWarning)
     name = find_lesson(lesson).stem
-    owned = course is None
-    course = ScratchCourse() if course is None else course
-    try:
-        course.generate(name)
-        grades = []
-        for student, notebook in submissions.items():
-            target = course.root / "submitted" / student / name / f"{name}.ipynb"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(notebook, target)
-            result = course.api.autograde(name, student, force=True, create=True)
-            if not result.get("success"):
-                raise RuntimeError(
-                    f"autograde of {student}/{name} failed:\n"
-                    f"{result.get('error') or ''}\n{result.get('log') or ''}"
-                )
-            with Gradebook(course.api.coursedir.db_url) as gradebook:
-                submission = gradebook.find_submission_notebook(name, name, student)
-                per_question = {
-                    g.name: (float(g.score), float(g.max_score))
-                    for g in submission.grades
-                }
-                grades.append(
-                    Grade(
-                        student,
-                        name,
-                        float(submission.score),
-                        float(submission.max_score),
-                        per_question,
-                    )
-                )
-        return grades
-    finally:
-        if owned:
-            course.close()
+    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
+        folder = Path(tmp) / "submissions"
+        folder.mkdir()
+        for student, path in submissions.items():
+            shutil.copyfile(path, folder / f"{student}_{name}.ipynb")
+        report = grade_class(
+            folder, name, out_dir=Path(tmp) / "out", jobs=jobs, progress=False
+        )
+    found = {r.student: r for r in report.results}
+    missing = [s for s in submissions if s not in found]
+    bad = [r for r in report.results if r.status != "graded"]
+    if missing or bad:
+        raise RuntimeError(
+            "; ".join(
+                [f"{s}: not graded" for s in missing]
+                + [f"{r.student}: {r.status}: {r.message}" for r in bad]
+            )
+        )
+    return [found[s] for s in submissions]
 
 
 def validate_notebook(path: Path, *, invert: bool = False) -> dict[str, list]:

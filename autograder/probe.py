@@ -241,7 +241,7 @@ def _grade(lesson: str, graded: dict[str, list], report: ProbeReport) -> list[st
             path = Path(tmp) / "probe.ipynb"
             nb = probe_notebook(lesson, {t: code for t, (_, code) in chosen.items()})
             write_notebook(nb, path)
-            (grade,) = grade_notebooks(lesson, {"probe": path})
+            (grade,) = grade_notebooks(lesson, {"probe": path})  # course grade's path
         for task, (label, _) in chosen.items():
             points = grade.per_question.get(task + HIDDEN, (0.0, 0.0))[0]
             report.graded[f"{task}: {label}"] = points

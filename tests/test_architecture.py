@@ -74,3 +74,19 @@ def test_the_student_wheel_holds_the_library_and_nothing_of_the_grader(tmp_path)
             assert forbidden not in body, f"{name} holds {forbidden!r}"
     metadata = next(body for n, body in text.items() if n.endswith("METADATA"))
     assert "nbgrader" not in metadata and "jupyterlab" not in metadata
+
+
+def test_the_instructor_package_names_every_module_it_has():
+    import pkgutil
+    import re
+
+    import autograder
+
+    doc = autograder.__doc__ or ""
+    modules = [
+        m.name
+        for m in pkgutil.iter_modules(autograder.__path__)
+        if m.name not in ("__main__", "nbgrader_config")
+    ]
+    unnamed = [m for m in modules if not re.search(rf"``{m}``|autograder\.{m}`", doc)]
+    assert not unnamed, f"autograder/__init__.py does not name {unnamed}"

@@ -15,7 +15,6 @@ import pytest
 
 from autograder.classgrade import collect_submissions, grade_class, reassemble
 from autograder.cli import main
-from autograder.grading import grade_notebooks
 from autograder.lessons import REPO_ROOT
 from autograder.samples import HERE as SAMPLES
 from autograder.samples.casefile import parse
@@ -140,24 +139,6 @@ def test_reports_and_feedback(classroom):
         text = html.read_text(encoding="utf-8")
         assert "_ref_" not in text and "HIDDEN TESTS" not in text, html.name
     assert (out / "feedback" / LESSON / "alice.html").is_file()
-
-
-@pytest.mark.slow
-@pytest.mark.xdist_group("classroom")
-def test_parallel_grades_equal_plain_nbgrader(classroom):
-    folder, report = classroom.folder, classroom.report
-    by = {r.student: r for r in report.results}
-    plain = grade_notebooks(
-        LESSON,
-        {
-            "alice": folder / f"alice_{LESSON}.ipynb",
-            "carl": folder / f"carl_{LESSON}.ipynb",
-        },
-    )
-    for grade in plain:
-        assert {k: list(v) for k, v in grade.per_question.items()} == (
-            by[grade.student].per_question
-        )
 
 
 @pytest.mark.slow
