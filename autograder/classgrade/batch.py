@@ -300,7 +300,11 @@ def grade_class(
     for result in ordered:
         result.submitted_at = when.get((result.student, result.lesson), "")
     if gradebook is not None and templates:
-        from autograder.classgrade.gradebook import read_lateness, record
+        from autograder.classgrade.gradebook import (
+            read_lateness,
+            record,
+            refresh_feedback,
+        )
 
         Path(gradebook).resolve().parent.mkdir(parents=True, exist_ok=True)
         regraded = {(s.student, s.lesson) for s in todo}
@@ -327,6 +331,11 @@ def grade_class(
             )
             result.seconds_late, result.late_penalty = seconds, penalty
             result.gradebook_score = raw
+        # Feedback pages show what the gradebook holds: manual scores, penalty.
+        # (A precise regrade leaves everyone else's page as it was.)
+        mine = [r for r in ordered if not precise or (r.student, r.lesson) in regraded]
+        problems += refresh_feedback(mine, db_url, out_dir)
+        for result in ordered:
             if result.status == "graded":
                 write_json(Job.result_path(out_dir, result), asdict(result))
     write_reports(ordered, out_dir)

@@ -171,3 +171,35 @@ def read_lateness(
                 float(sub.score),
             )
     return found
+
+
+def refresh_feedback(
+    results: Iterable[Result], db_url: str, out_dir: Path
+) -> list[str]:
+    """Render each graded result's feedback page again from the course
+    gradebook at ``db_url``: its scores, formgrader's manual scores and
+    comments, and the late penalty, as nbgrader's ``generate_feedback`` shows
+    them. Returns a problem line per page that could not be rendered."""
+    import nbformat
+
+    from autograder.classgrade.worker import render_feedback
+
+    problems = []
+    for r in results:
+        if r.status != "graded":
+            continue
+        executed = out_dir / "autograded" / r.student / r.lesson / f"{r.lesson}.ipynb"
+        page = out_dir / "feedback" / r.lesson / f"{r.student}.html"
+        if not executed.is_file():  # graded before notebooks were kept
+            continue
+        try:
+            html = render_feedback(
+                nbformat.read(executed, as_version=4), db_url, r.student, r.lesson
+            )
+        except Exception as exc:  # noqa: BLE001 - the autograde page stays
+            problems.append(f"{r.student}/{r.lesson}: feedback not refreshed ({exc})")
+            continue
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(html, encoding="utf-8")
+        r.feedback = str(page)
+    return problems

@@ -213,6 +213,11 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     bob = grades["bob"]
     cell = float(bob["01-describe-device-test"])  # the autograder's score there
     assert float(bob["raw"]) == pytest.approx(float(bob["total"]) - cell + 0.5)
+    # ... and so does his feedback page, as nbgrader's generate_feedback would.
+    page = (out / "feedback" / LESSON / "bob.html").read_text(encoding="utf-8")
+    assert "Late submission penalty (Score: -1.5)" in page
+    assert f"(Score: {round(float(bob['final']), 2)} /" in page  # penalty off
+    assert "(Score: 0.5 / 1.0)" in page  # the manual score of that cell
 
     # Regrade precisely: bob's one question is written again; his other scores,
     # his manual score and alice's rows stay as they are.
@@ -239,7 +244,8 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
         assert cell("01-memory-report-test", "bob").auto_score == 0.125
         assert cell("01-describe-device-test", "alice").auto_score == 0.25
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
-        assert {row["student"] for row in csv.DictReader(handle)} == set(students)
+        grades = {row["student"]: row for row in csv.DictReader(handle)}
+    assert set(grades) == set(students)
 
     for name in students:
         placed = instructor / "feedback" / name / LESSON
@@ -262,5 +268,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
             encoding="utf-8"
         )
         assert "BEGIN HIDDEN TESTS" not in html and "_ref_" not in html
-        score = float(grades[name]["total"])
-        assert f"Score: {score:g}" in html or f"{score:g} / {total:g}" in html
+        # bob's page, regraded last, shows the gradebook's final score as
+        # grades.csv has it; alice's stays as the run before left it.
+        if name == "bob":
+            assert f"(Score: {round(float(grades[name]['final']), 2)} / " in html
