@@ -15,6 +15,9 @@ import time
 from queue import Empty
 from typing import Any
 
+#: jupyter_client's words for a kernel that died before its first reply; the
+#: grading worker retries such a start (:mod:`autograder.classgrade.worker`).
+KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
 #: Seconds of silence on IOPub that end the wait for a new kernel.
 #: jupyter_client waits 0.2 s; the start-up messages it drains are ignored by
 #: nbclient anyway (their parent is not a cell's request), so a short wait only
@@ -47,7 +50,7 @@ def ready_client() -> type:
                             self._handle_kernel_info_reply(msg)
                             break
                 if not await self._async_is_alive():
-                    raise RuntimeError("Kernel died before its kernel_info reply")
+                    raise RuntimeError(KERNEL_START_FAILED)
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} s")
             while True:

@@ -22,6 +22,7 @@ import nbformat
 
 from autograder.classgrade.reports import Result
 from autograder.conventions import LessonId, grade_id, nbgrader_meta
+from autograder.forked import KERNEL_START_FAILED
 
 
 @dataclass(frozen=True)
@@ -100,10 +101,6 @@ def failure_reason(log: str, limit: int = 500) -> str:
     ]
     picked = errors[:1] + causes[-1:]
     return "\n".join(picked)[:limit] if picked else log[-limit:]
-
-
-KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
-"""jupyter_client's words for a kernel that died before any cell ran."""
 
 
 def grade_job(job: Job) -> Result:

@@ -152,3 +152,15 @@ def test_grading_leaves_a_plain_nbgrader_execute_untouched():
     assert plain.kernel_manager_class is AsyncKernelManager
     plain.kernel_name = "python3"
     assert type(plain.create_kernel_manager()) is AsyncKernelManager
+
+
+def test_the_quick_client_speaks_jupyter_clients_words_for_a_dead_kernel():
+    """The worker retries a start whose kernel died before its first reply by
+    matching jupyter_client's message: the quick client must say the same."""
+    import inspect
+
+    from jupyter_client.client import KernelClient
+
+    from autograder.forked import KERNEL_START_FAILED
+
+    assert KERNEL_START_FAILED in inspect.getsource(KernelClient._async_wait_for_ready)
