@@ -24,6 +24,7 @@ from autograder.classgrade import grade_class
 from autograder.conventions import grade_id, nbgrader_meta
 from autograder.lessons import REPO_ROOT, lesson_sources, source_to_notebook
 from autograder.reference import cache_dir
+from tests.once import once_per_run
 from tests.redteam import load_cases, student, write_case
 
 CASES = load_cases()
@@ -60,11 +61,16 @@ class GradedAttacks:
     received: list
     before: dict
     after: dict
+    marker: str  # in every process a kernel started, and the grader's secret
 
 
 @pytest.fixture(scope="session")
 def redteam_graded(tmp_path_factory) -> GradedAttacks:
-    """Graded once per test session (module fixtures rerun when modules interleave)."""
+    """Graded once per test run (:func:`tests.once.once_per_run`)."""
+    return once_per_run(tmp_path_factory, "redteam", lambda: _grade(tmp_path_factory))
+
+
+def _grade(tmp_path_factory) -> GradedAttacks:
     folder = tmp_path_factory.mktemp("redteam")
     out = tmp_path_factory.mktemp("redteam-out")
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -96,12 +102,14 @@ def redteam_graded(tmp_path_factory) -> GradedAttacks:
     except BlockingIOError:
         pass
     try:
-        received.append(unix.accept())
+        connection, _ = unix.accept()
+        connection.close()
+        received.append("a UNIX connection")
     except BlockingIOError:
         pass
     udp.close()
     unix.close()
-    return GradedAttacks(report, received, before, _tree(REPO_ROOT))
+    return GradedAttacks(report, received, before, _tree(REPO_ROOT), MARKER)
 
 
 def test_the_suite_is_large_and_covers_the_lessons():
@@ -150,7 +158,8 @@ def test_nothing_escaped_the_kernels(redteam_graded):
     before, after = redteam_graded.before, redteam_graded.after
     assert received == []  # no datagram, no UNIX connection
     assert before == after  # nothing written in the project
-    alive = subprocess.run(["pgrep", "-f", MARKER], capture_output=True, text=True)
+    marker = redteam_graded.marker
+    alive = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
     assert alive.stdout.strip() == ""  # no process outlived its notebook
 
 

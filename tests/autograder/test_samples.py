@@ -25,6 +25,7 @@ from autograder.samples import (
     expected_score,
     write_samples,
 )
+from tests.once import once_per_run
 
 # Folders other tests write on purpose, possibly while the samples are graded.
 _OTHER_TESTS = {"screenshots", "bench-results", "gpu-check"}
@@ -59,7 +60,11 @@ class GradedSamples:
 
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory) -> GradedSamples:
-    """Graded once per test session (module fixtures rerun when modules interleave)."""
+    """Graded once per test run (:func:`tests.once.once_per_run`)."""
+    return once_per_run(tmp_path_factory, "samples", lambda: _grade(tmp_path_factory))
+
+
+def _grade(tmp_path_factory) -> GradedSamples:
     folder = tmp_path_factory.mktemp("samples")
     samples = write_samples(folder)
     out = tmp_path_factory.mktemp("grading")
