@@ -13,13 +13,15 @@
   the kernel's session. Elsewhere the kernel's process group is killed. A
   kernel in namespaces of its own is a chain of processes (its stand-in, PID 1,
   the kernel): all of them go into the cgroup.
-* :func:`folder_bytes`: what a kernel wrote into its folder, for the write cap.
+* :func:`folder_bytes`: what a kernel wrote into its folder, for the write cap;
+  :class:`DiskWatch` stops the kernel once it wrote too much.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -206,3 +208,27 @@ class ProcessCage:
                 except OSError:
                     time.sleep(0.02)
             self.path = None
+
+
+class DiskWatch:
+    """Kills the kernel's processes once its folder holds more than ``limit``."""
+
+    def __init__(self, folder: Path, limit: int, cage: ProcessCage) -> None:
+        self.folder, self.limit, self.cage = folder, limit, cage
+        self.exceeded = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            if folder_bytes(self.folder, stop_at=self.limit) > self.limit:
+                self.exceeded = True
+                self.cage.kill_all()
+                return

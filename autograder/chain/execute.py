@@ -54,35 +54,11 @@ from traitlets import Bool, Integer
 from autograder import warmkernel
 from autograder.chain.iopub_gate import IOPubGate
 from autograder.conventions import grade_id, is_test
-from autograder.limits import ProcessCage, folder_bytes
+from autograder.limits import DiskWatch, ProcessCage
 from course.results import MIME
 
 #: Where the chain keeps what it learnt about a run, between preprocessors.
 RESOURCES_KEY = "course"
-
-
-class _DiskWatch:
-    """Kills the kernel's processes once its folder holds more than ``limit``."""
-
-    def __init__(self, folder: Path, limit: int, cage: ProcessCage) -> None:
-        self.folder, self.limit, self.cage = folder, limit, cage
-        self.exceeded = False
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.5):
-            if folder_bytes(self.folder, stop_at=self.limit) > self.limit:
-                self.exceeded = True
-                self.cage.kill_all()
-                return
 
 
 #: IOPub messages that are kernel bookkeeping, not output: never counted.
@@ -222,7 +198,7 @@ class GradingExecute(Execute):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._cage = ProcessCage("kernel")
         self._gate: IOPubGate | None = None
-        watchdog = _DiskWatch(folder, self.max_disk_bytes, self._cage)
+        watchdog = DiskWatch(folder, self.max_disk_bytes, self._cage)
         seconds = self.notebook_seconds()
         timer = threading.Timer(seconds or 0, self._time_up)
         timer.daemon = True
