@@ -26,6 +26,26 @@ def pytest_unconfigure(config):
         shutil.rmtree(os.environ["COURSE_CACHE_DIR"], ignore_errors=True)
 
 
+def pytest_configure(config):
+    """Refuse ``--dist loadgroup`` where it cannot keep an ``xdist_group``
+    together: pytest 9.2 ignores the node-id suffix pytest-xdist 3.8 groups
+    by, so each group's shared setup would run (or be waited for) on every
+    worker. ``constraints.txt`` pins an earlier pytest."""
+    if config.getoption("dist", "no") != "loadgroup":
+        return
+    from importlib.metadata import version
+
+    def release(name: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in version(name).split(".")[:2] if p.isdigit())
+
+    if release("pytest") >= (9, 2) and release("pytest-xdist") <= (3, 8):
+        raise pytest.UsageError(
+            f"pytest {version('pytest')} and pytest-xdist "
+            f"{version('pytest-xdist')} cannot keep --dist loadgroup's groups "
+            "on one worker; install with -c constraints.txt (make test does)"
+        )
+
+
 @pytest.fixture(autouse=True)
 def _no_forced_cpu(monkeypatch):
     """Tests start without COURSE_FORCE_CPU, whatever the caller's shell has."""
