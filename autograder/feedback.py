@@ -82,23 +82,67 @@ class HideHiddenTests(Preprocessor):
         return cell, resources
 
 
-def feedback_exporter() -> Any:
-    """An HTML exporter with nbgrader's feedback template and the course's filters.
+class NotebookGrades(Preprocessor):
+    """nbgrader's ``GetGrades`` without a gradebook: each grade cell's score
+    and each answer's comment read from the graded notebook itself, as
+    ``SaveAutoGrades`` would have stored them (no manual score, no comment of
+    an instructor's, no late penalty: a gradebook that has any of those
+    renders the page with ``GetGrades`` instead)."""
 
-    Filters, in order: nbgrader's ``GetGrades`` (scores for the template),
-    the CSS header, :class:`HideHiddenTests`, and
-    :class:`autograder.chain.sanitize.SanitizeOutputs` (no script or raw HTML
-    from a submission reaches the page).
-    """
+    enabled = Bool(True)
+
+    def preprocess(self, nb: Any, resources: Any):
+        from nbgrader import utils
+
+        from autograder.chain.run import cell_scores, unanswered
+
+        scores, blank = cell_scores(nb), set(unanswered(nb))
+        for cell in nb.cells:
+            if not (utils.is_grade(cell) or utils.is_solution(cell)):
+                continue
+            meta = cell.metadata.nbgrader
+            if utils.is_solution(cell) or utils.is_task(cell):
+                meta["comment"] = "No response." if meta["grade_id"] in blank else None
+            if meta["grade_id"] in scores:
+                auto, top = scores[meta["grade_id"]]
+                meta["score"], meta["points"] = auto or 0.0, top
+        info = resources.setdefault("nbgrader", {})
+        info["score"] = float(sum((auto or 0.0) for auto, _ in scores.values()))
+        info["max_score"] = float(sum(top for _, top in scores.values()))
+        info["late_penalty"] = 0
+        return nb, resources
+
+
+def feedback_steps(from_gradebook: bool) -> list[type]:
+    """The course config's ``GenerateFeedback.preprocessors``, the one list;
+    without a gradebook, :class:`NotebookGrades` takes ``GetGrades``' place."""
+    from traitlets.utils.importstring import import_item
+
+    from autograder.scratch import instructor_config
+
+    listed = instructor_config(None).GenerateFeedback.preprocessors
+    steps = [import_item(s) if isinstance(s, str) else s for s in listed]
+    if not from_gradebook:
+        steps = [NotebookGrades if s.__name__ == "GetGrades" else s for s in steps]
+    return steps
+
+
+_EXPORTERS: dict[bool, Any] = {}
+
+
+def feedback_exporter(from_gradebook: bool = True) -> Any:
+    """An HTML exporter with nbgrader's feedback template and the course's
+    feedback steps (:func:`feedback_steps`: scores, the CSS header,
+    :class:`HideHiddenTests`, and
+    :class:`autograder.chain.sanitize.SanitizeOutputs`, so that no script or
+    raw HTML from a submission reaches the page). Built once per process."""
+    if from_gradebook in _EXPORTERS:
+        return _EXPORTERS[from_gradebook]
     from pathlib import Path
 
     import nbgrader
     from nbconvert import HTMLExporter
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-    from nbgrader.preprocessors import GetGrades
     from traitlets.config import Config
-
-    from autograder.chain.sanitize import SanitizeOutputs
 
     formgrader = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
     config = Config()
@@ -109,11 +153,29 @@ def feedback_exporter() -> Any:
     ]
     config.Exporter.default_preprocessors = []
     exporter = HTMLExporter(config=config)
-    for step in (
-        GetGrades,
-        CSSHTMLHeaderPreprocessor,
-        HideHiddenTests,
-        SanitizeOutputs,
-    ):
+    for step in feedback_steps(from_gradebook):
         exporter.register_preprocessor(step(), enabled=True)
+    _EXPORTERS[from_gradebook] = exporter
     return exporter
+
+
+def render_page(
+    executed: Any, student: str, lesson: str, db_url: str | None = None
+) -> str:
+    """A graded notebook's feedback page: its scores from the gradebook at
+    ``db_url`` (manual scores, comments and the late penalty in), or from
+    the notebook itself when there is none."""
+    import copy
+
+    resources = {
+        "unique_key": lesson,
+        "nbgrader": {
+            "student": student,
+            "assignment": lesson,
+            "notebook": lesson,
+            "db_url": db_url,
+        },
+    }
+    exporter = feedback_exporter(from_gradebook=db_url is not None)
+    html, _ = exporter.from_notebook_node(copy.deepcopy(executed), resources=resources)
+    return html

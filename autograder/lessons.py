@@ -160,7 +160,7 @@ def find_leaks(path: Path) -> list[str]:
     return problems
 
 
-def test_points(lesson: str) -> dict[str, float]:
+def grade_points(lesson: str) -> dict[str, float]:
     """Points of every test cell of ``lesson``, by ``grade_id``."""
     from autograder.conventions import grade_id, nbgrader_meta
 

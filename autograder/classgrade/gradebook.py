@@ -1,15 +1,17 @@
 """Grades into the course's own gradebook, the one formgrader and nbgrader export read.
 
-Workers grade in private copies of a template gradebook, side by side. When the
-batch is done, the main process alone writes into the course's ``gradebook.db``
+Workers write no gradebook (:mod:`autograder.chain.run`). When the batch is
+done, the main process alone writes into the course's ``gradebook.db``
 (:func:`record`), as nbgrader's own autograde would:
 
 - the lesson's definition (notebook, grade, solution, source and task cells)
   is copied from the template the workers used, unless the course already has
   it; an assignment's due date in the course gradebook is never changed;
 - each student and submission is created if missing;
-- each test cell's **auto** score is set; manual scores, comments an instructor
-  wrote and extra credit are left alone, so they survive a rerun;
+- each grade cell's **auto** score is set (none for a cell only a person can
+  grade), and "needs manual grade" as nbgrader's ``SaveAutoGrades`` sets it;
+  manual scores, comments an instructor wrote and extra credit are left alone,
+  so they survive a rerun;
 - the executed notebook goes to ``autograded/<student>/<lesson>/`` under the
   course root, where formgrader's Manual Grading opens it;
 - each submission's time is set (none when it carries none: on time), and
@@ -28,6 +30,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from autograder.classgrade.reports import Result
 
@@ -98,7 +101,9 @@ def record(
     from sqlalchemy.exc import SAWarning
 
     from autograder.late import assign_penalties, parse_time
-    from autograder.scratch import instructor_config
+    from autograder.scratch import _put_python_on_path, instructor_config
+
+    _put_python_on_path()  # a new gradebook runs nbgrader's `alembic` by name
 
     # nbgrader's own models warn on every new submission (as in its autograde);
     # the rows are written all the same.
@@ -131,7 +136,10 @@ def record(
                 grade = course.find_grade(
                     cell, result.lesson, result.lesson, result.student
                 )
-                grade.auto_score = float(score)
+                grade.auto_score = None if cell in result.manual else float(score)
+                grade.needs_manual_grade = (
+                    grade.manual_score is not None or grade.auto_score is None
+                )
         course.db.commit()
         penalise = {(r.student, r.lesson) for r in graded}
         if due and lesson:  # a new due date changes everyone's lateness
@@ -152,9 +160,11 @@ def record(
 
 def read_lateness(
     db_url: str, keys: Iterable[tuple[str, str]]
-) -> dict[tuple[str, str], tuple[float, float, float]]:
-    """``(seconds late, penalty, score)`` of each (student, lesson) the gradebook
-    has; the score has formgrader's manual scores in (nbgrader's raw score)."""
+) -> dict[tuple[str, str], tuple[float, float, float, bool]]:
+    """``(seconds late, penalty, score, by hand)`` of each (student, lesson) the
+    gradebook has; the score has formgrader's manual scores in (nbgrader's raw
+    score), and ``by hand`` says whether an instructor gave a score or wrote
+    a comment there."""
     from nbgrader.api import Gradebook, MissingEntry
 
     found = {}
@@ -165,10 +175,16 @@ def read_lateness(
             except MissingEntry:
                 continue
             penalty = float(sub.late_submission_penalty or 0.0)
+            by_hand = any(
+                g.manual_score is not None or g.extra_credit
+                for nb in sub.notebooks
+                for g in nb.grades
+            ) or any(c.manual_comment for nb in sub.notebooks for c in nb.comments)
             found[(student, lesson)] = (
                 float(sub.total_seconds_late),
                 penalty,
                 float(sub.score),
+                by_hand,
             )
     return found
 
@@ -182,24 +198,69 @@ def refresh_feedback(
     them. Returns a problem line per page that could not be rendered."""
     import nbformat
 
-    from autograder.classgrade.worker import render_feedback
+    from autograder.classgrade.store import notebook_path, page_path, write_text
+    from autograder.feedback import render_page
 
     problems = []
     for r in results:
         if r.status != "graded":
             continue
-        executed = out_dir / "autograded" / r.student / r.lesson / f"{r.lesson}.ipynb"
-        page = out_dir / "feedback" / r.lesson / f"{r.student}.html"
+        executed = notebook_path(out_dir, r.student, r.lesson)
         if not executed.is_file():  # graded before notebooks were kept
             continue
         try:
-            html = render_feedback(
-                nbformat.read(executed, as_version=4), db_url, r.student, r.lesson
+            html = render_page(
+                nbformat.read(executed, as_version=4), r.student, r.lesson, db_url
             )
         except Exception as exc:  # noqa: BLE001 - the autograde page stays
             problems.append(f"{r.student}/{r.lesson}: feedback not refreshed ({exc})")
             continue
-        page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(html, encoding="utf-8")
+        page = page_path(out_dir, r.student, r.lesson)
+        write_text(page, html)
         r.feedback = str(page)
     return problems
+
+
+def publish_to_gradebook(
+    planned: Any, ordered: list[Result], mine: list[Result]
+) -> list[str]:
+    """The gradebook step of ``publish``: record ``mine`` (the results graded
+    now, or every result), then give every row of ``ordered`` the gradebook's
+    lateness and raw score. A page whose scores the gradebook changed (a
+    penalty, a manual score or comment) is rendered again from it; the others
+    already show what it holds. Returns problem lines."""
+    request, out = planned.request, planned.out_dir
+    course_db = Path(request.gradebook).resolve()
+    course_db.parent.mkdir(parents=True, exist_ok=True)
+    db_url = f"sqlite:///{course_db}"
+    templates = {name: f"sqlite:///{db}" for name, db in planned.gradebooks.items()}
+    record(
+        mine,
+        db_url,
+        templates,
+        course_root=course_db.parent,
+        autograded_from=out,
+        due=request.due,
+        lesson=planned.lesson,
+        only_question=request.question,
+        whole=planned.whole,
+    )
+    # Every row's lateness as the gradebook has it now, regraded or not.
+    lateness = read_lateness(db_url, [(r.student, r.lesson) for r in ordered])
+    stale = []
+    fresh = {(r.student, r.lesson) for r in mine}
+    for result in ordered:
+        seconds, penalty, raw, by_hand = lateness.get(
+            (result.student, result.lesson), (0.0, 0.0, None, False)
+        )
+        result.seconds_late, result.late_penalty = seconds, penalty
+        result.gradebook_score = raw
+        if (result.student, result.lesson) in fresh and (
+            penalty
+            or by_hand
+            or request.question is not None  # the page has the new run's scores
+            or (raw is not None and raw != result.score)
+        ):
+            stale.append(result)
+    # (A precise regrade leaves everyone else's page as it was.)
+    return refresh_feedback(stale, db_url, out)

@@ -26,6 +26,7 @@ class Result:
     feedback: str = ""
     hints: dict[str, str] = field(default_factory=dict)
     review: list[str] = field(default_factory=list)  # code worth a look (scan)
+    manual: list[str] = field(default_factory=list)  # grade cells for a person
     verdict_seconds: float = 0.0  # what the verdict step took
     submitted_at: str = ""  # ISO, UTC; "" when the submission carries no time
     seconds_late: float = 0.0  # past the gradebook's due date

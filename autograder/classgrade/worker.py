@@ -1,11 +1,13 @@
-"""One job: grade one submission in a job folder of its own, in a worker process.
+"""One job: grade one submission, in a worker process, and return the outcome as data.
 
-The job folder is a copy of a template course (the gradebook with the lesson's
-cells, and the released notebook) holding this one submission. Grading is plain
-``nbgrader autograde`` with the course's configuration: the chain in
-:mod:`autograder.chain` reassembles, runs and judges the notebook. The result is
-written to ``results/<assignment>/<student>.json`` whatever happens, so an
-interrupted batch loses nothing that finished.
+The job runs the course's grading chain on the submission in memory
+(:func:`autograder.chain.run.autograde`: the steps ``nbgrader autograde``
+runs, from the same config, without its gradebook), reads the scores as
+nbgrader's ``SaveAutoGrades`` would, and renders the feedback page. It
+returns a :class:`~autograder.classgrade.store.Graded`: the typed result,
+the graded notebook and the page, as text. It writes nothing the batch
+keeps: the main process stores what it returns
+(:mod:`autograder.classgrade.store`) and alone writes the course gradebook.
 """
 
 from __future__ import annotations
@@ -14,29 +16,29 @@ import json
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
 from autograder.classgrade.reports import Result
+from autograder.classgrade.store import Graded
 from autograder.conventions import LessonId, grade_id, nbgrader_meta
 from autograder.forked import KERNEL_START_FAILED
 
 
 @dataclass(frozen=True)
 class Job:
-    """Everything a worker needs to grade one submission (picklable)."""
+    """Everything a worker needs to grade one submission (plain data)."""
 
     student: str
     lesson: str
     path: str
     digest: str
-    template: str  # a course folder with the gradebook and the released notebook
-    release: str  # the released notebook
-    jobdir: str
-    out: str
+    course: str  # the lesson's generated course (read only): release, config root
+    cells: str  # the lesson's cells as its gradebook has them (JSON)
+    workdir: str  # this job's scratch folder, removed when it ends
     timeout: int
     memory_mb: int
     threads: int
@@ -45,14 +47,9 @@ class Job:
     require_namespaces: bool = True  # False: --allow-weak-confinement
 
     @property
-    def result_file(self) -> Path:
-        """Where this job's result is written."""
-        return Path(self.out) / "results" / self.lesson / f"{self.student}.json"
-
-    @staticmethod
-    def result_path(out: Path, result: Result) -> Path:
-        """Where a result is stored under an output folder."""
-        return Path(out) / "results" / result.lesson / f"{result.student}.json"
+    def release(self) -> Path:
+        """The lesson's released notebook."""
+        return Path(self.course) / "notebooks" / self.lesson / f"{self.lesson}.ipynb"
 
 
 def limit_resources(memory_mb: int) -> None:
@@ -75,61 +72,26 @@ def limit_resources(memory_mb: int) -> None:
         pass
 
 
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON atomically (a reader never sees half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def failure_reason(log: str, limit: int = 500) -> str:
-    """What went wrong, from nbgrader's log: its first errors, not its last lines.
-
-    nbgrader ends every failure with the same "see the above traceback" lines;
-    the cause (a kernel that never answered, a notebook it cannot read) is in
-    the first ``[ERROR]`` line and the exception at the end of its traceback.
-    """
-    lines = [line.strip() for line in log.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("[ERROR]")]
-    causes = [
-        line
-        for line in lines
-        if not line.startswith("[")
-        and ("Error:" in line or "Exception:" in line)
-        and "NbGraderException" not in line
-    ]
-    picked = errors[:1] + causes[-1:]
-    return "\n".join(picked)[:limit] if picked else log[-limit:]
-
-
-def grade_job(job: Job) -> Result:
-    """Grade one submission; write its result file and return the result."""
-    import warnings
-
-    from sqlalchemy.exc import SAWarning
-
-    warnings.filterwarnings("ignore", category=SAWarning)
+def grade_job(job: Job) -> Graded:
+    """Grade one submission; return the result, notebook and page as data."""
     start = time.perf_counter()
-    result = Result(job.student, job.lesson, "error", digest=job.digest)
+    graded = Graded(Result(job.student, job.lesson, "error", digest=job.digest))
     try:
-        _grade(job, result)
+        _grade(job, graded)
     except Exception as exc:  # noqa: BLE001 - one submission never stops the batch
-        result.status = "error"
-        result.message = f"{type(exc).__name__}: {exc}"[:500]
+        graded.result.status = "error"
+        graded.result.message = f"{type(exc).__name__}: {exc}"[:500]
     finally:
-        result.seconds = time.perf_counter() - start
-        write_json(job.result_file, asdict(result))
-        shutil.rmtree(job.jobdir, ignore_errors=True)
-    return result
+        graded.result.seconds = time.perf_counter() - start
+        shutil.rmtree(job.workdir, ignore_errors=True)
+    return graded
 
 
 def _source_limit(job: Job) -> int:
     """The course's ``GradingExecute.max_source_bytes`` (0: no limit)."""
     from autograder.chain.execute import source_limit
-    from autograder.scratch import grading_config
 
-    return source_limit(grading_config(Path(job.template)))
+    return source_limit(_config(job))
 
 
 def _too_large(job: Job, result: Result, size: int, limit: int) -> None:
@@ -140,7 +102,7 @@ def _too_large(job: Job, result: Result, size: int, limit: int) -> None:
         f"{limit:,}; clear its outputs (Kernel > Restart Kernel and Clear All "
         "Outputs), remove any data pasted into cells, save and submit again"
     )
-    release = nbformat.read(Path(job.release), as_version=4)
+    release = nbformat.read(job.release, as_version=4)
     for cell in release.cells:
         gid, meta = grade_id(cell), nbgrader_meta(cell)
         if gid and meta.get("grade") and not meta.get("solution"):
@@ -191,8 +153,22 @@ class warnings_silenced:
         self._catch.__exit__(*exc)
 
 
-def _grade(job: Job, result: Result) -> None:
-    release = nbformat.read(Path(job.release), as_version=4)
+def _config(job: Job) -> Any:
+    """The course's grading config, rooted at the lesson's course, with this
+    job's kernel settings."""
+    from autograder.scratch import grading_config
+
+    config = grading_config(Path(job.course))
+    config.GradingExecute.timeout = job.timeout
+    config.GradingExecute.warm = job.warm
+    config.GradingExecute.confine = job.confine
+    config.GradingExecute.require_namespaces = job.require_namespaces
+    return config
+
+
+def _grade(job: Job, graded: Graded) -> None:
+    result = graded.result
+    release = nbformat.read(job.release, as_version=4)
     result.max_score = float(
         sum(
             nbgrader_meta(c).get("points", 0)
@@ -203,24 +179,20 @@ def _grade(job: Job, result: Result) -> None:
     submitted = _read_submission(job, result)
     if submitted is None:
         return
-    jobdir = Path(job.jobdir)
-    shutil.rmtree(jobdir, ignore_errors=True)
-    shutil.copytree(job.template, jobdir)
-    target = jobdir / "submitted" / job.student / job.lesson
-    target.mkdir(parents=True, exist_ok=True)
-    with warnings_silenced():
-        nbformat.write(submitted, target / f"{job.lesson}.ipynb")
     limit_resources(job.memory_mb)
     for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(job.threads)
-    executed, db_url = _autograde(job, jobdir)
-    if executed is None and KERNEL_START_FAILED in db_url:
+    executed, failure = _autograde(job, submitted)
+    if executed is None and KERNEL_START_FAILED in failure:
         # The kernel died before it ran a line of the submission (a fork under
         # heavy load): not the student's doing, so once more, from scratch.
-        executed, db_url = _autograde(replace(job, warm=False), jobdir)
+        executed, failure = _autograde(replace(job, warm=False), submitted)
     if executed is None:
-        result.message = failure_reason(db_url)
+        result.message = failure[:500]
         return
+    from autograder.chain.run import cell_scores
+    from autograder.feedback import render_page
+
     found = executed.metadata.get("course", {})
     result.flags = list(found.get("flags", []))
     result.review = list(found.get("review", []))
@@ -230,75 +202,37 @@ def _grade(job: Job, result: Result) -> None:
         for gid, v in found.get("verdicts", {}).items()
         if not v.get("passed")
     }
-    _read_scores(db_url, job, result)
-    # The executed notebook, where a course's formgrader can open it.
-    kept = Path(job.out) / "autograded" / job.student / job.lesson
-    kept.mkdir(parents=True, exist_ok=True)
-    nbformat.write(executed, kept / f"{job.lesson}.ipynb")
-    out = Path(job.out) / "feedback" / job.lesson / f"{job.student}.html"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        render_feedback(executed, db_url, job.student, job.lesson),
-        encoding="utf-8",
-    )
-    result.feedback = str(out)
+    scores = cell_scores(executed)
+    result.per_question = {
+        gid: [auto or 0.0, top] for gid, (auto, top) in scores.items()
+    }
+    result.manual = sorted(gid for gid, (auto, _) in scores.items() if auto is None)
+    result.score = float(sum(score for score, _ in result.per_question.values()))
+    result.max_score = float(sum(top for _, top in result.per_question.values()))
+    graded.notebook = nbformat.writes(executed)
+    graded.page = render_page(executed, job.student, job.lesson)
     result.status = "graded"
 
 
-def _autograde(job: Job, jobdir: Path) -> tuple[Any | None, str]:
-    """Run nbgrader autograde; return (graded notebook, db url) or (None, log)."""
-    from nbgrader.apps import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
+def _autograde(job: Job, submitted: Any) -> tuple[Any | None, str]:
+    """Run the grading chain; return (graded notebook, "") or (None, why not)."""
+    import copy
 
-    from autograder.scratch import _put_python_on_path, grading_config
+    from autograder.chain.run import autograde
 
-    _put_python_on_path()
-    config = grading_config(jobdir)
-    config.GradingExecute.timeout = job.timeout
-    config.GradingExecute.warm = job.warm
-    config.GradingExecute.confine = job.confine
-    config.GradingExecute.require_namespaces = job.require_namespaces
-    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-    outcome = api.autograde(job.lesson, job.student, force=True, create=True)
-    if not outcome.get("success"):
-        return None, "\n".join(
-            str(part) for part in (outcome.get("log"), outcome.get("error")) if part
-        ) or "autograde failed"
-    graded = jobdir / "autograded" / job.student / job.lesson
-    return nbformat.read(graded / f"{job.lesson}.ipynb", as_version=4), str(
-        api.coursedir.db_url
-    )
-
-
-def _read_scores(db_url: str, job: Job, result: Result) -> None:
-    from nbgrader.api import Gradebook
-
-    with Gradebook(db_url) as gradebook:
-        nb = gradebook.find_submission_notebook(job.lesson, job.lesson, job.student)
-        result.score, result.max_score = float(nb.score), float(nb.max_score)
-        result.per_question = {
-            g.name: [float(g.score), float(g.max_score)] for g in nb.grades
-        }
-
-
-_EXPORTER: Any = None
-
-
-def render_feedback(executed: Any, db_url: str, student: str, assignment: str) -> str:
-    """nbgrader's feedback page, from an exporter built once per worker process."""
-    global _EXPORTER
-    if _EXPORTER is None:
-        from autograder.feedback import feedback_exporter
-
-        _EXPORTER = feedback_exporter()
-    resources = {
-        "unique_key": assignment,
-        "nbgrader": {
-            "student": student,
-            "assignment": assignment,
-            "notebook": assignment,
-            "db_url": db_url,
-        },
-    }
-    html, _ = _EXPORTER.from_notebook_node(executed, resources=resources)
-    return html
+    workdir = Path(job.workdir) / ("warm" if job.warm else "cold")
+    try:
+        with warnings_silenced():
+            executed, _ = autograde(
+                copy.deepcopy(submitted),
+                _config(job),
+                student=job.student,
+                lesson=job.lesson,
+                workdir=workdir,
+                cells=json.loads(Path(job.cells).read_text(encoding="utf-8")),
+            )
+    except Exception as exc:  # noqa: BLE001 - reported as the submission's error
+        return None, f"{type(exc).__name__}: {exc}"
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return executed, ""

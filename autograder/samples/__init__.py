@@ -19,7 +19,7 @@ import csv
 import shutil
 from pathlib import Path
 
-from autograder.lessons import REPO_ROOT, lesson_names, test_points
+from autograder.lessons import REPO_ROOT, grade_points, lesson_names
 from autograder.samples.casefile import CaseFile, load, write
 
 HERE = Path(__file__).resolve().parent
@@ -27,7 +27,7 @@ Sample = CaseFile
 """A sample is a case file; its ``name`` is the student's id."""
 
 
-points = test_points
+points = grade_points
 """Points of every test cell of a lesson, by ``grade_id``."""
 
 

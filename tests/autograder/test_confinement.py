@@ -8,6 +8,7 @@ import os
 import platform
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -131,8 +132,13 @@ def test_the_filter_refuses_other_abis_and_x32():
 
 
 def test_without_namespaces_grading_stops_unless_weaker_is_accepted(monkeypatch):
-    from autograder.classgrade import batch
+    from autograder.classgrade.plan import Request, _check_confinement
     from autograder.cli import build_parser
+
+    def check(sandbox_on: bool, weak: bool) -> str:
+        return _check_confinement(
+            Request(Path("."), sandbox=sandbox_on, weak_confinement=weak)
+        )
 
     monkeypatch.setattr(namespaces, "_REASON", ["user namespaces are turned off"])
     monkeypatch.delenv("COLAB_RELEASE_TAG", raising=False)
@@ -142,10 +148,10 @@ def test_without_namespaces_grading_stops_unless_weaker_is_accepted(monkeypatch)
     assert namespaces.use(required=False) is False
     if sandbox.abi() > 0:
         with pytest.raises(ValueError, match="turned off.*--allow-weak-confinement"):
-            batch._check_confinement(True, weak=False)
+            check(True, weak=False)
         assert "namespaces: none (user namespaces are turned off)" in sandbox.status()
-    batch._check_confinement(True, weak=True)
-    batch._check_confinement(False, weak=False)  # --no-sandbox: nothing to check
+    check(True, weak=True)
+    assert check(False, weak=False) == "not confined: --no-sandbox"  # no check
     for command in (["grade", "x"], ["check", "x"]):
         args = build_parser().parse_args([*command, "--allow-weak-confinement"])
         assert args.allow_weak_confinement

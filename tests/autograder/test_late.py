@@ -121,31 +121,31 @@ def test_a_kernel_that_dies_at_start_is_retried_cold(tmp_path, monkeypatch):
 
     calls = []
 
-    def autograde(job, jobdir):
+    def autograde(job, submitted):
         calls.append(job.warm)
         if len(calls) == 1:
             return None, f"[ERROR] ... {KERNEL_START_FAILED}"
         return None, "[ERROR] something else"
 
     monkeypatch.setattr(worker, "_autograde", autograde)
-    template = tmp_path / "template"
-    template.mkdir()
+    course = tmp_path / "course"
+    (course / "notebooks" / LESSON).mkdir(parents=True)
+    shutil.copyfile(BLANK, course / "notebooks" / LESSON / f"{LESSON}.ipynb")
     job = Job(
         student="ann",
         lesson=LESSON,
         path=str(BLANK),
         digest="x",
-        template=str(template),
-        release=str(BLANK),
-        jobdir=str(tmp_path / "job"),
-        out=str(tmp_path / "out"),
+        course=str(course),
+        cells=str(tmp_path / "cells.json"),
+        workdir=str(tmp_path / "job"),
         timeout=10,
         memory_mb=0,
         threads=1,
         warm=True,
         confine=False,
     )
-    result = grade_job(job)
+    result = grade_job(job).result
     assert calls == [True, False]
     assert result.status == "error" and "something else" in result.message
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -300,10 +301,13 @@ def test_the_worker_never_parses_an_oversized_submission(tmp_path, monkeypatch):
     big = tmp_path / "big.ipynb"
     big.write_text('{"cells": [' + " " * 300_000 + "]}", encoding="utf-8")
     release = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+    course = tmp_path / "course"
+    (course / "notebooks" / LESSON).mkdir(parents=True)
+    shutil.copyfile(release, course / "notebooks" / LESSON / f"{LESSON}.ipynb")
     job = worker.Job(
         student="s", lesson=LESSON, path=str(big), digest="d",
-        template=str(tmp_path / "template"), release=str(release),
-        jobdir=str(tmp_path / "job"), out=str(tmp_path / "out"), timeout=10,
+        course=str(course), cells=str(tmp_path / "cells.json"),
+        workdir=str(tmp_path / "job"), timeout=10,
         memory_mb=0, threads=1, warm=False, confine=False,
     )  # fmt: skip
     monkeypatch.setattr(worker, "_source_limit", lambda job: 100_000)
@@ -314,7 +318,7 @@ def test_the_worker_never_parses_an_oversized_submission(tmp_path, monkeypatch):
         return read(path, *args, **kwargs)
 
     monkeypatch.setattr(worker.nbformat, "read", guarded)
-    result = worker.grade_job(job)
+    result = worker.grade_job(job).result
     assert result.status == "too-large" and "100,000" in result.message
     assert result.per_question and result.score == 0
     assert all(score == 0 and top > 0 for score, top in result.per_question.values())

@@ -125,7 +125,7 @@ def _attempt(name, action):
         print(f"SNOOP {{name}}: {{type(exc).__name__}}")
 _here = _pathlib.Path.cwd()
 print(f"SNOOP cwd-files: {{len(list(_here.iterdir()))}}")
-_root = _pathlib.Path({job!r})
+_root = _pathlib.Path({course!r})
 _attempt("gradebook", lambda: (_root / "gradebook.db").read_bytes())
 _source = _root / "solutions" / "{lesson}" / "{lesson}.ipynb"
 _attempt("source", lambda: _source.read_text())
@@ -148,13 +148,14 @@ def _snooping_class(folder: Path, port: int, out: Path) -> tuple[Path, Path]:
         if c.metadata.get("nbgrader", {}).get("grade_id") == "01-pick-device"
     )
     from autograder.reference import cache_dir
+    from autograder.scratch import cached_course
 
     snoop = SNOOP.format(
         lesson=LESSON,
         classmate=str(classmate),
         outside=str(outside),
         port=port,
-        job=str(out / ".work" / "jobs" / LESSON / "sam"),
+        course=str(cached_course(LESSON)),  # the lesson's gradebook and source
         cache=str(cache_dir()),
     )
     submission(

@@ -1,0 +1,220 @@
+"""What a grading run is asked, and what it will do: :class:`Request` and :func:`plan`.
+
+``course grade`` is three steps (:mod:`autograder.classgrade.batch`):
+``plan`` (this module: intake, the submissions to grade, what an earlier run
+already graded), ``run`` (one job per submission, on any executor) and
+``publish`` (the course gradebook, lateness, reports, feedback).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.classgrade.intake import Submission, collect_submissions
+from autograder.classgrade.reports import Result
+from autograder.classgrade.store import stored
+from autograder.classgrade.worker import Job
+from autograder.lessons import find_lesson
+
+DEFAULT_TIMEOUT = 60
+DEFAULT_MEMORY_MB = 4096
+
+Key = tuple[str, str]  # (student, lesson)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to grade, and how: every option of ``course grade``, once.
+
+    ``warm`` forks kernels from a preloaded helper (:mod:`autograder.warmkernel`);
+    ``sandbox`` confines every kernel where the OS offers it
+    (:mod:`autograder.sandbox`), and ``weak_confinement`` accepts kernels
+    without their own namespaces where Linux refuses them. ``gradebook``, a
+    course's ``gradebook.db``, receives every result
+    (:mod:`autograder.classgrade.gradebook`); ``due`` first sets the lesson's
+    due date there, and ``times`` are submission times by file name.
+    ``student`` regrades one student; ``question`` (a ``grade_id``) runs the
+    notebooks again but keeps only that test cell's new score.
+    """
+
+    source: Path
+    lesson: str | None = None
+    out_dir: Path = Path("grading")
+    force: bool = False
+    timeout: int = DEFAULT_TIMEOUT
+    memory_mb: int = DEFAULT_MEMORY_MB
+    name_map: dict[str, str] | None = None
+    warm: bool = True
+    sandbox: bool = True
+    weak_confinement: bool = False
+    gradebook: Path | None = None
+    course_feedback: bool = False
+    times: dict[str, str] | None = None
+    due: str | None = None
+    student: str | None = None
+    question: str | None = None
+
+    @property
+    def precise(self) -> bool:
+        """A regrade of one student or one test cell."""
+        return self.student is not None or self.question is not None
+
+
+@dataclass
+class Plan:
+    """What :func:`plan` found: the jobs to run and what stands already."""
+
+    request: Request
+    out_dir: Path
+    submissions: list[Submission]
+    todo: list[Submission]
+    jobs: list[Job]
+    results: dict[Key, Result]  # reused from an earlier run
+    earlier: dict[Key, Result | None]  # a precise regrade's earlier results
+    problems: list[str]
+    courses: dict[str, Path]  # each lesson's generated course (read only)
+    gradebooks: dict[str, Path]  # a copy of each lesson's generated gradebook
+    kernels: str  # how kernels are isolated, for the summary
+    whole: set[Key] = field(default_factory=set)  # regraded with no earlier result
+    lesson: str | None = None  # the one lesson asked for, by its full name
+
+
+def _check(request: Request, submissions: list[Submission]) -> None:
+    """``--student`` and ``--question`` must name something in this batch.
+
+    Raises:
+        ValueError: one line, with what there is to choose from.
+    """
+    from autograder.lessons import grade_points
+
+    student, question = request.student, request.question
+    if student is not None and not any(s.student == student for s in submissions):
+        found = sorted({s.student for s in submissions})
+        shown = ", ".join(found[:10]) + (" ..." if len(found) > 10 else "")
+        raise ValueError(
+            f"no submission from student {student!r} here (found: {shown or 'none'})"
+        )
+    if question is not None:
+        lessons = {s.lesson for s in submissions if student in (None, s.student)}
+        ids = sorted({q for lesson in lessons for q in grade_points(lesson)})
+        if question not in ids:
+            raise ValueError(
+                f"{question!r} is not a test cell of {', '.join(sorted(lessons))}; "
+                f"the grade ids are: {', '.join(ids)}"
+            )
+
+
+def _selected(sub: Submission, request: Request) -> bool:
+    """Whether a precise regrade takes this submission."""
+    from autograder.lessons import grade_points
+
+    if request.student is not None and sub.student != request.student:
+        return False
+    return request.question is None or request.question in grade_points(sub.lesson)
+
+
+def _check_confinement(request: Request) -> str:
+    """Stop before any work where kernels cannot get their namespaces; return
+    how kernels will be isolated."""
+    from autograder import namespaces
+    from autograder import sandbox as landlock
+
+    if not request.sandbox:
+        return "not confined: --no-sandbox"
+    if landlock.abi() > 0:
+        try:
+            namespaces.use(required=not request.weak_confinement)
+        except namespaces.NamespaceError as exc:
+            raise ValueError(str(exc)) from None
+    return landlock.status()
+
+
+def plan(request: Request, workers: int | None = None) -> Plan:
+    """Intake and selection: the jobs to run, and the results that stand.
+
+    A submission graded before, from the same file, is reused (unless
+    ``force``). Each lesson's course and reference results are made here, once,
+    before any job starts.
+
+    Raises:
+        ValueError: bad source or unknown lesson (one line, for the CLI).
+    """
+    from autograder import sandbox as landlock
+    from autograder.chain.run import export_cells
+    from autograder.reference import reference_results
+    from autograder.scratch import cached_course
+
+    kernels = _check_confinement(request)
+    lesson = find_lesson(request.lesson).stem if request.lesson is not None else None
+    out_dir = Path(request.out_dir).resolve()
+    work = out_dir / ".work"
+    submissions, problems = collect_submissions(
+        Path(request.source), lesson, work, request.name_map, request.times
+    )
+    if request.precise:
+        _check(request, submissions)
+    results: dict[Key, Result] = {}
+    earlier: dict[Key, Result | None] = {}
+    todo = []
+    for sub in submissions:
+        key = (sub.student, sub.lesson)
+        if request.precise and _selected(sub, request):
+            earlier[key] = stored(out_dir, *key)
+            todo.append(sub)
+            continue
+        # A precise regrade leaves everyone else's last result as it was.
+        if request.precise:
+            before = stored(out_dir, *key, graded_only=False)
+        else:
+            before = None if request.force else stored(out_dir, *key, sub.digest)
+        if before is not None:
+            results[key] = before
+        elif not request.precise:
+            todo.append(sub)
+    # With a gradebook to fill, every lesson's definition may be needed.
+    wanted = submissions if request.gradebook and not request.precise else todo
+    courses, gradebooks, cells = {}, {}, {}
+    for name in sorted({s.lesson for s in wanted}):
+        courses[name] = cached_course(name)
+        reference_results(name)
+        # A copy: nbgrader's Gradebook may write to what it opens.
+        gradebooks[name] = work / "templates" / f"{name}.db"
+        gradebooks[name].parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(courses[name] / "gradebook.db", gradebooks[name])
+        cells[name] = work / "templates" / f"{name}.cells.json"
+        data = export_cells(f"sqlite:///{gradebooks[name]}", name)
+        cells[name].write_text(json.dumps(data), encoding="utf-8")
+    workers = workers or os.cpu_count() or 1
+    # Kernels side by side must not each start one math thread per core: the
+    # oversubscribed threads spin against each other and grading crawls.
+    threads = max(1, (os.cpu_count() or 1) // min(workers, max(len(todo), 1)))
+    confine = request.sandbox and landlock.abi() > 0
+    jobs = [
+        Job(
+            student=s.student,
+            lesson=s.lesson,
+            path=str(s.path),
+            digest=s.digest,
+            course=str(courses[s.lesson]),
+            cells=str(cells[s.lesson]),
+            workdir=str(work / "jobs" / s.lesson / s.student),
+            timeout=request.timeout,
+            memory_mb=request.memory_mb,
+            threads=threads,
+            warm=request.warm,
+            confine=confine,
+            require_namespaces=not request.weak_confinement,
+        )
+        for s in todo
+    ]
+    whole = {
+        key for key, result in earlier.items() if result is None and request.question
+    }
+    return Plan(
+        request, out_dir, submissions, todo, jobs, results, earlier, problems,
+        courses, gradebooks, kernels, whole, lesson,
+    )  # fmt: skip
