@@ -87,7 +87,7 @@ site: venv
 	$(PY) -m autograder site --out "$(or $(OUT),build/site)" $(if $(filter 0,$(SOLUTIONS)),--no-solutions)
 
 bench-grading: venv
-	$(PY) -m autograder.bench_grading
+	$(PY) -m autograder.measure.bench_grading
 
 bench-mlp: venv
 	$(PY) -m autograder bench --only mlp --mode gpu-check --no-plots --out $(or $(OUT),bench-results)

@@ -1,31 +1,36 @@
-"""Release and grading for the course, built on nbgrader: every module, by part.
+"""Release and grading for the course, built on nbgrader: its parts, one folder each.
 
-Commands: :mod:`~autograder.cli` (the ``course`` command), ``check``,
-``grade_command``, ``demo``.
+- ``cli``: the ``course`` command (``cli/__init__.py``), one module per
+  command that needs more than a few lines: ``grade``, ``check``, ``demo``.
+- ``lessons``: find and convert the sources (the package itself), the
+  course's ``conventions`` (markers, metadata), the ``colab`` cells every
+  notebook starts with, a lesson's ``code`` as a namespace, a lesson run as a
+  ``script``.
+- ``publish``: ``release`` (the student edition), ``probe`` and
+  ``probe_watch`` (the delegation probe), ``bundle``, ``site``,
+  ``site_pages``, ``site_scan``.
+- ``grading``: one notebook graded. ``chain`` (nbgrader preprocessors, and
+  ``chain/run.py``, the chain in memory), ``kernel`` (``warmkernel`` and
+  ``forked`` launch kernels; ``sandbox``, ``landlock``, ``seccomp``,
+  ``namespaces`` and ``limits`` confine them), the measured run
+  (``measured``, ``answer_rules``, ``harness``, ``hooks``, ``guard``,
+  ``scan``), the verdict's comparison (``reference``, ``compare``,
+  ``result_nodes``), kernels compiled for real (``cuda_compile``,
+  ``cuda_signature``, ``cuda_messages``), ``feedback``; the package's own
+  functions grade a few notebooks from Python.
+- ``classgrade``: a class graded: ``plan``, ``worker``, ``store``,
+  ``batch`` (run and publish), ``intake`` and ``unzip``, ``gradebook``,
+  ``late`` (penalties), ``lms`` (Canvas and Moodle files), ``reports``,
+  ``progress``.
+- ``measure``: ``bench`` (``course bench``), ``bench_grading``, ``gpu_check``,
+  ``gpu_compare``, ``gpu_extras``, ``gpu_model_check``, ``gpu_sync_checks``.
+- ``config``: ``scratch`` (the nbgrader settings each run loads, the grader's
+  cache, generated course folders); ``nbgrader_config.py`` beside this file is
+  the course's nbgrader configuration.
+- ``samples``: sample submissions with their expected scores.
 
-Lessons: ``lessons`` (find and convert sources), ``conventions`` (markers,
-metadata), ``lesson_code`` (a lesson's code as a namespace), ``execute`` (a
-lesson as a script), ``scratch`` (throwaway nbgrader courses, the grader's
-cache and settings).
-
-Publishing: ``release`` (the student edition), ``probe`` and ``probe_watch``
-(the delegation probe), ``colab``, ``bundle``, ``site``, ``site_pages``,
-``site_scan``.
-
-Grading one notebook: ``chain`` (nbgrader preprocessors), ``measured``,
-``answer_rules``, ``harness`` and ``hooks`` (the measured run),
-``cuda_compile``, ``cuda_signature``, ``cuda_messages`` (kernels compiled for
-real), ``reference``, ``compare`` and ``result_nodes`` (judging against the
-reference), ``feedback``, ``scan``, ``guard``, ``grading`` (a few notebooks
-from Python).
-
-Kernels: ``warmkernel`` and ``forked`` (launching), ``sandbox``, ``landlock``,
-``seccomp``, ``namespaces`` and ``limits`` (confining).
-
-A class: ``classgrade`` (intake, workers, reports, the course gradebook),
-``late`` (penalties), ``lms`` (Canvas and Moodle files).
-
-Measuring: ``bench`` (``course bench``), ``bench_grading``, ``gpu_check``,
-``gpu_compare``, ``gpu_extras``, ``gpu_model_check``, ``gpu_sync_checks``.
-Sample submissions with their expected scores: ``samples``.
+Old module names that configs and commands use stay as the same modules:
+``autograder.late``, ``autograder.lms``, ``autograder.chain`` (and its
+modules), ``python -m autograder.sandbox`` and ``python -m
+autograder.bench_grading``.
 """

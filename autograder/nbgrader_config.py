@@ -4,7 +4,7 @@ The course root is the repository root (the folder above this file):
 
 * ``solutions/<NN_topic>/`` - the instructor edition, one jupytext source per
   lesson. nbgrader never reads it directly: ``course release`` converts each
-  source to a notebook in a scratch copy first (see ``autograder/release.py``).
+  source to a notebook in a scratch copy first (see ``autograder/publish/release.py``).
 * ``notebooks/<NN_topic>/`` - the student edition that ``course release`` writes.
 * ``submitted/``, ``autograded/``, ``feedback/`` and ``gradebook.db`` - grading
   state, never committed.
@@ -39,7 +39,8 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.Execute.timeout = 120
 c.Execute.interrupt_on_timeout = True
 
-# The grading chain (autograder/chain): the submission is rebuilt on the released
+# The grading chain (autograder/grading/chain): the submission is rebuilt on the
+# released
 # notebook, hidden tests are sealed with a nonce, the notebook runs in a warm,
 # confined kernel, and each test cell's verdict is made here, in the grader's
 # process, by comparing the results the cell sent with the reference's.
@@ -56,7 +57,7 @@ from nbgrader.preprocessors import (  # noqa: E402
     SaveAutoGrades,
 )
 
-from autograder.chain import (  # noqa: E402
+from autograder.grading.chain import (  # noqa: E402
     GradingExecute,
     MeasuredRun,
     Reassemble,
@@ -97,7 +98,7 @@ c.GradingExecute.max_notebook_seconds = None
 # lesson's due date (`nbgrader db assignment add LESSON --duedate=...` or
 # `course grade --due`). nbgrader's own methods are "none" and "zero"; for points
 # off per started hour late, use the course's example plugin instead:
-#   c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"
+#   c.AssignLatePenalties.plugin_class = "autograder.classgrade.late.PerHourPenalty"
 #   c.PerHourPenalty.points_per_hour = 0.5
 #   c.PerHourPenalty.grace_minutes = 5
 c.LateSubmissionPlugin.penalty_method = "none"
@@ -106,8 +107,8 @@ c.LateSubmissionPlugin.penalty_method = "none"
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
-from autograder.chain.sanitize import SanitizeOutputs  # noqa: E402
-from autograder.feedback import HideHiddenTests  # noqa: E402
+from autograder.grading.chain.sanitize import SanitizeOutputs  # noqa: E402
+from autograder.grading.feedback import HideHiddenTests  # noqa: E402
 
 c.GenerateFeedback.preprocessors = [
     GetGrades,

@@ -58,7 +58,7 @@ def test_the_check_sees_every_kind_of_import(tmp_path):
 
 @pytest.mark.slow
 def test_the_student_wheel_holds_the_library_and_nothing_of_the_grader(tmp_path):
-    from autograder.bundle import build_wheel
+    from autograder.publish.bundle import build_wheel
 
     wheel = build_wheel(tmp_path / "wheel")  # from a copy: nothing lands in the repo
     with zipfile.ZipFile(wheel) as archive:
@@ -77,16 +77,62 @@ def test_the_student_wheel_holds_the_library_and_nothing_of_the_grader(tmp_path)
 
 
 def test_the_instructor_package_names_every_module_it_has():
+    """``autograder/__init__.py`` names every part and every module in it;
+    each part's own docstring names its modules too."""
+    import importlib
     import pkgutil
     import re
 
     import autograder
 
-    doc = autograder.__doc__ or ""
-    modules = [
-        m.name
-        for m in pkgutil.iter_modules(autograder.__path__)
-        if m.name not in ("__main__", "nbgrader_config")
-    ]
-    unnamed = [m for m in modules if not re.search(rf"``{m}``|autograder\.{m}`", doc)]
-    assert not unnamed, f"autograder/__init__.py does not name {unnamed}"
+    def unnamed(package, doc: str) -> list[str]:
+        return [
+            m.name
+            for m in pkgutil.iter_modules(package.__path__)
+            if m.name not in ("__main__", "nbgrader_config")
+            and not re.search(rf"``{m.name}``|autograder\.{m.name}`|{m.name}/", doc)
+        ]
+
+    top = autograder.__doc__ or ""
+    assert not unnamed(autograder, top), (
+        f"autograder/__init__.py: {unnamed(autograder, top)}"
+    )
+    for part in ("cli", "classgrade", "config", "grading", "lessons", "measure",
+                 "publish"):  # fmt: skip
+        package = importlib.import_module(f"autograder.{part}")
+        missing = [m for m in unnamed(package, top) if m not in (package.__doc__ or "")]
+        assert not missing, f"autograder/{part}: no docstring names {missing}"
+
+
+#: Which parts of ``autograder`` each part may import (ARCHITECTURE.md).
+ALLOWED = {
+    "cli": {"classgrade", "config", "grading", "lessons", "measure", "publish",
+            "samples"},
+    "measure": {"classgrade", "config", "grading", "lessons", "publish", "samples"},
+    "publish": {"classgrade", "config", "grading", "lessons", "samples"},
+    "classgrade": {"config", "grading", "lessons"},
+    "grading": {"config", "lessons"},
+    "lessons": {"config"},
+    "config": {"lessons"},
+    "samples": {"lessons"},
+}  # fmt: skip
+
+
+def test_the_instructor_parts_import_downwards_only():
+    """Every import between the folders of ``autograder`` follows
+    :data:`ALLOWED`; ``grade_notebooks`` (``grading/__init__.py``), which is
+    ``course grade`` for a few notebooks, alone reaches ``classgrade``."""
+    root = REPO_ROOT / "autograder"
+    wrong = []
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        if len(parts) == 1 or parts[0] in ("chain", "jupyter"):
+            continue  # __main__, the old names, the config: not parts
+        for line, name in _imports(path):
+            target = name.split(".")[1] if name.startswith("autograder.") else None
+            if target is None or target == parts[0] or target in ALLOWED[parts[0]]:
+                continue
+            if path == root / "grading" / "__init__.py" and target == "classgrade":
+                continue
+            wrong.append(f"{path.relative_to(REPO_ROOT)}:{line} imports {name}")
+    assert not wrong, "\n".join(wrong)

@@ -1,16 +1,14 @@
-"""The grading chain: nbgrader preprocessors, one job each, named in the config.
+"""The grading chain: moved to :mod:`autograder.grading.chain`; this name, and
+each of its modules (``autograder.chain.execute`` ...), stays for the configs
+that name them, as the very same modules."""
 
-``Autograde.sanitize_preprocessors``: :class:`Reassemble` first, then nbgrader's
-own steps. ``Autograde.autograde_preprocessors``: :class:`MeasuredRun` (every
-test, in a kernel of the grader's), :class:`GradingExecute` instead of
-``Execute`` (the rest of the notebook, for feedback), nbgrader's
-``LimitOutput``, then :class:`Verdict` before ``SaveAutoGrades``. See
-``nbgrader_config.py``.
-"""
+import importlib
+import pkgutil
+import sys
 
-from autograder.chain.execute import GradingExecute
-from autograder.chain.measured import MeasuredRun
-from autograder.chain.reassemble import Reassemble, reassemble
-from autograder.chain.verdict import Verdict
-
-__all__ = ["GradingExecute", "MeasuredRun", "Reassemble", "Verdict", "reassemble"]
+_moved = importlib.import_module("autograder.grading.chain")
+for _info in pkgutil.iter_modules(_moved.__path__):
+    sys.modules[f"{__name__}.{_info.name}"] = importlib.import_module(
+        f"{_moved.__name__}.{_info.name}"
+    )
+sys.modules[__name__] = _moved

@@ -4,7 +4,7 @@
 :mod:`autograder.classgrade.intake` for the layouts it reads). Each submission
 is graded by plain ``nbgrader autograde`` with the course's configuration, in a
 job folder of its own, by a pool of worker processes; the grading chain
-(:mod:`autograder.chain`) reassembles the notebook on the released edition, runs
+(:mod:`autograder.grading.chain`) reassembles the notebook on the released edition, runs
 it in a confined kernel and judges every test cell outside that kernel. Each
 result is written the moment it is known, so an interrupted run loses nothing
 and a rerun grades only what is missing or changed.
@@ -17,7 +17,6 @@ Grading is three steps: ``plan`` (a typed :class:`Request`; intake in
 last two and :func:`grade_class`, which does all three.
 """
 
-from autograder.chain.reassemble import reassemble
 from autograder.classgrade.batch import grade_class, publish, run, worker_pool
 from autograder.classgrade.intake import IntakeError, Submission, collect_submissions
 from autograder.classgrade.plan import (
@@ -31,6 +30,7 @@ from autograder.classgrade.progress import Progress
 from autograder.classgrade.reports import ClassReport, Result, write_reports
 from autograder.classgrade.store import Graded
 from autograder.classgrade.worker import Job, grade_job
+from autograder.grading.chain.reassemble import reassemble
 
 __all__ = [
     "DEFAULT_MEMORY_MB",

@@ -54,12 +54,13 @@ def worker_pool(
     A process shows the environment it was started with in /proc/<pid>/environ
     whatever it changes later, so the workers are not forked from this process
     (whose environment may hold the grader's secrets) but from a fork server
-    started with :func:`autograder.limits.worker_env` only; each worker then
+    started with :func:`autograder.grading.kernel.limits.worker_env` only; each worker
+    then
     takes that filtered environment as it is now.
     """
     from multiprocessing import forkserver
 
-    from autograder.limits import set_environment, worker_env
+    from autograder.grading.kernel.limits import set_environment, worker_env
 
     env = worker_env(dict(os.environ))
     context = multiprocessing.get_context("forkserver")

@@ -1,6 +1,6 @@
 """Grades into the course's own gradebook, the one formgrader and nbgrader export read.
 
-Workers write no gradebook (:mod:`autograder.chain.run`). When the batch is
+Workers write no gradebook (:mod:`autograder.grading.chain.run`). When the batch is
 done, the main process alone writes into the course's ``gradebook.db``
 (:func:`record`), as nbgrader's own autograde would:
 
@@ -16,7 +16,7 @@ done, the main process alone writes into the course's ``gradebook.db``
   course root, where formgrader's Manual Grading opens it;
 - each submission's time is set (none when it carries none: on time), and
   nbgrader's ``AssignLatePenalties`` gives the penalty against the lesson's due
-  date with the plugin the course config names (:mod:`autograder.late`).
+  date with the plugin the course config names (:mod:`autograder.classgrade.late`).
 
 ``due`` sets a lesson's due date first (``course grade --due``).
 ``only_question`` writes one test cell's auto score and leaves the others.
@@ -100,8 +100,8 @@ def record(
     from nbgrader.api import Gradebook, MissingEntry
     from sqlalchemy.exc import SAWarning
 
-    from autograder.late import assign_penalties, parse_time
-    from autograder.scratch import _put_python_on_path, instructor_config
+    from autograder.classgrade.late import assign_penalties, parse_time
+    from autograder.config.scratch import _put_python_on_path, instructor_config
 
     _put_python_on_path()  # a new gradebook runs nbgrader's `alembic` by name
 
@@ -199,7 +199,7 @@ def refresh_feedback(
     import nbformat
 
     from autograder.classgrade.store import notebook_path, page_path, write_text
-    from autograder.feedback import render_page
+    from autograder.grading.feedback import render_page
 
     problems = []
     for r in results:

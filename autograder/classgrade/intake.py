@@ -31,6 +31,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.classgrade.late import parse_time, read_timestamp
 from autograder.classgrade.unzip import (
     _CHUNK,
     MAX_ENTRIES,
@@ -41,7 +42,6 @@ from autograder.classgrade.unzip import (
     shown,
     student_id,
 )
-from autograder.late import parse_time, read_timestamp
 from autograder.lessons import lesson_names
 
 __all__ = [

@@ -30,9 +30,10 @@ Key = tuple[str, str]  # (student, lesson)
 class Request:
     """What to grade, and how: every option of ``course grade``, once.
 
-    ``warm`` forks kernels from a preloaded helper (:mod:`autograder.warmkernel`);
+    ``warm`` forks kernels from a preloaded helper
+    (:mod:`autograder.grading.kernel.warmkernel`);
     ``sandbox`` confines every kernel where the OS offers it
-    (:mod:`autograder.sandbox`), and ``weak_confinement`` accepts kernels
+    (:mod:`autograder.grading.kernel.sandbox`), and ``weak_confinement`` accepts kernels
     without their own namespaces where Linux refuses them. ``gradebook``, a
     course's ``gradebook.db``, receives every result
     (:mod:`autograder.classgrade.gradebook`); ``due`` first sets the lesson's
@@ -120,8 +121,8 @@ def _selected(sub: Submission, request: Request) -> bool:
 def _check_confinement(request: Request) -> str:
     """Stop before any work where kernels cannot get their namespaces; return
     how kernels will be isolated."""
-    from autograder import namespaces
-    from autograder import sandbox as landlock
+    from autograder.grading.kernel import namespaces
+    from autograder.grading.kernel import sandbox as landlock
 
     if not request.sandbox:
         return "not confined: --no-sandbox"
@@ -143,10 +144,10 @@ def plan(request: Request, workers: int | None = None) -> Plan:
     Raises:
         ValueError: bad source or unknown lesson (one line, for the CLI).
     """
-    from autograder import sandbox as landlock
-    from autograder.chain.run import export_cells
-    from autograder.reference import reference_results
-    from autograder.scratch import cached_course
+    from autograder.config.scratch import cached_course
+    from autograder.grading.chain.run import export_cells
+    from autograder.grading.kernel import sandbox as landlock
+    from autograder.grading.reference import reference_results
 
     kernels = _check_confinement(request)
     lesson = find_lesson(request.lesson).stem if request.lesson is not None else None

@@ -1,7 +1,7 @@
 """One job: grade one submission, in a worker process, and return the outcome as data.
 
 The job runs the course's grading chain on the submission in memory
-(:func:`autograder.chain.run.autograde`: the steps ``nbgrader autograde``
+(:func:`autograder.grading.chain.run.autograde`: the steps ``nbgrader autograde``
 runs, from the same config, without its gradebook), reads the scores as
 nbgrader's ``SaveAutoGrades`` would, and renders the feedback page. It
 returns a :class:`~autograder.classgrade.store.Graded`: the typed result,
@@ -24,8 +24,8 @@ import nbformat
 
 from autograder.classgrade.reports import Result
 from autograder.classgrade.store import Graded
-from autograder.conventions import LessonId, grade_id, nbgrader_meta
-from autograder.forked import KERNEL_START_FAILED
+from autograder.grading.kernel.forked import KERNEL_START_FAILED
+from autograder.lessons.conventions import LessonId, grade_id, nbgrader_meta
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def grade_job(job: Job) -> Graded:
 
 def _source_limit(job: Job) -> int:
     """The course's ``GradingExecute.max_source_bytes`` (0: no limit)."""
-    from autograder.chain.execute import source_limit
+    from autograder.grading.chain.execute import source_limit
 
     return source_limit(_config(job))
 
@@ -156,7 +156,7 @@ class warnings_silenced:
 def _config(job: Job) -> Any:
     """The course's grading config, rooted at the lesson's course, with this
     job's kernel settings."""
-    from autograder.scratch import grading_config
+    from autograder.config.scratch import grading_config
 
     config = grading_config(Path(job.course))
     config.GradingExecute.timeout = job.timeout
@@ -190,8 +190,8 @@ def _grade(job: Job, graded: Graded) -> None:
     if executed is None:
         result.message = failure[:500]
         return
-    from autograder.chain.run import cell_scores
-    from autograder.feedback import render_page
+    from autograder.grading.chain.run import cell_scores
+    from autograder.grading.feedback import render_page
 
     found = executed.metadata.get("course", {})
     result.flags = list(found.get("flags", []))
@@ -218,7 +218,7 @@ def _autograde(job: Job, submitted: Any) -> tuple[Any | None, str]:
     """Run the grading chain; return (graded notebook, "") or (None, why not)."""
     import copy
 
-    from autograder.chain.run import autograde
+    from autograder.grading.chain.run import autograde
 
     workdir = Path(job.workdir) / ("warm" if job.warm else "cold")
     try:

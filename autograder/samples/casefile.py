@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.conventions import grade_id
 from autograder.lessons import find_lesson, source_to_notebook, write_notebook
+from autograder.lessons.conventions import grade_id
 
 _HEADERS = ("score", "zero", "kind", "status", "review", "flagged", "tamper", "file")
 

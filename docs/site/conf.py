@@ -7,7 +7,7 @@ project = "GPU acceleration with Python"
 author = "the course's authors"
 copyright = "the course's authors, MIT licence"
 extensions = ["myst_nb"]
-# The pages arrive executed (autograder/site.py keeps its own cache, keyed by
+# The pages arrive executed (autograder/publish/site.py keeps its own cache, keyed by
 # each lesson's text): MyST-NB only renders them.
 nb_execution_mode = "off"
 nb_merge_streams = True

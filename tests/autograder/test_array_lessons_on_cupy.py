@@ -28,7 +28,7 @@ def cupy():
 
 
 def _lesson(name):
-    from autograder.lesson_code import lesson_namespace
+    from autograder.lessons.code import lesson_namespace
 
     return lesson_namespace(name)
 

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from autograder import bench
 from autograder.cli import main
+from autograder.measure import bench
 from course.recorded import load_recorded, recorded_rows, recorded_sweep
 
 # The quick run is shared: keep its users on one xdist worker (--dist loadgroup).
@@ -171,7 +171,7 @@ def test_bad_mode_is_refused():
 
 
 def test_gpu_check_runs_lessons_and_bench_and_reports(tmp_path, capsys):
-    from autograder.gpu_check import gpu_check
+    from autograder.measure.gpu_check import gpu_check
 
     out = tmp_path / "gpu"
     status = gpu_check(
@@ -192,7 +192,7 @@ def test_gpu_check_runs_lessons_and_bench_and_reports(tmp_path, capsys):
 def test_model_check_on_the_recorded_h200_run():
     """The cost model against the recorded run: one row per GPU loop, each with
     its error, computed without a GPU (the traces are made on the CPU)."""
-    from autograder.gpu_extras import model_check
+    from autograder.measure.gpu_extras import model_check
     from course.recorded import load_recorded
 
     (run,) = [r for r in load_recorded("gpu-extras") if r.hardware == "NVIDIA H200"]
@@ -208,7 +208,7 @@ def test_model_check_on_the_recorded_h200_run():
 def test_gpu_check_skips_a_lesson_whose_package_is_missing(monkeypatch):
     import importlib.util
 
-    from autograder import gpu_check
+    from autograder.measure import gpu_check
 
     real = importlib.util.find_spec
     monkeypatch.setattr(

@@ -7,8 +7,8 @@ import zipfile
 
 import pytest
 
-from autograder.bundle import build_bundle, check_files
 from autograder.lessons import REPO_ROOT, lesson_names
+from autograder.publish.bundle import build_bundle, check_files
 
 
 @pytest.mark.slow

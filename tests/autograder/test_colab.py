@@ -9,8 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import colab
-from autograder.lessons import REPO_ROOT, lesson_names
+from autograder.lessons import REPO_ROOT, colab, lesson_names
 
 
 @pytest.mark.parametrize("lesson", lesson_names())
@@ -58,7 +57,7 @@ def colab_runtime(tmp_path_factory):
 
     import torch
 
-    from autograder.bundle import build_wheel
+    from autograder.publish.bundle import build_wheel
 
     root = tmp_path_factory.mktemp("colab")
     wheel = build_wheel(root / "wheels")

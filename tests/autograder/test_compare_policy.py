@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 import torch
 
-from autograder import compare
-from autograder.compare import (
+from autograder.grading import compare
+from autograder.grading.compare import (
     DEFAULT_POLICY,
     FAILED,
     MESSAGE,
@@ -223,7 +223,7 @@ def check_lesson(lesson):
     the same whatever the reference's values; ``pass-fail`` agrees. Returns
     ``(tests, failed comparisons, values-mode messages that quote the reference)``
     so that a caller can see the check bites."""
-    from autograder.reference import reference_results
+    from autograder.grading.reference import reference_results
 
     tests = failing = quoting = 0
     for grade_id, reference in reference_results(lesson).items():

@@ -15,8 +15,8 @@ import pytest
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from autograder import namespaces, sandbox, seccomp, warmkernel
-from autograder.limits import ProcessCage, worker_env
+from autograder.grading.kernel import namespaces, sandbox, seccomp, warmkernel
+from autograder.grading.kernel.limits import ProcessCage, worker_env
 
 on_x86_64_linux = pytest.mark.skipif(
     not (sys.platform.startswith("linux") and platform.machine() == "x86_64"),
@@ -29,7 +29,7 @@ needs_namespaces = pytest.mark.skipif(
 
 SECCOMP_PROBE = r"""
 import ctypes, json, mmap, os, socket, subprocess, sys, threading
-from autograder import seccomp
+from autograder.grading.kernel import seccomp
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 # push rbx; mov eax, 359 (i386 socket); mov ebx, AF_INET; mov ecx, SOCK_DGRAM;

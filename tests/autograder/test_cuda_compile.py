@@ -1,4 +1,5 @@
-"""autograder.cuda_compile: kernels compiled to PTX without a GPU, messages, signatures.
+"""autograder.grading.cuda_compile: kernels compiled to PTX without a GPU, messages,
+signatures.
 
 Signatures are taken here, in the simulator, as a grading kernel takes them; the
 compiling happens in a separate process without it. Tests that compile skip
@@ -26,15 +27,15 @@ if not numba.config.ENABLE_CUDASIM:
 
 from numba.core import sigutils  # noqa: E402
 
-from autograder import cuda_compile  # noqa: E402
-from autograder.cuda_compile import (  # noqa: E402
+from autograder.grading import cuda_compile  # noqa: E402
+from autograder.grading.cuda_compile import (  # noqa: E402
     CompilerUnavailable,
     UnsupportedArgument,
     compile_kernels,
     signature_of,
 )
-from autograder.lesson_code import code_cells  # noqa: E402
 from autograder.lessons import find_lesson  # noqa: E402
+from autograder.lessons.code import code_cells  # noqa: E402
 
 #: Day 09's answer cells with kernels, and the one their host functions call.
 ANSWER_CELLS = ("09-launch-config", "09-saxpy", "09-reduce", "09-fused")
@@ -358,7 +359,7 @@ def test_names_that_are_not_kernels_get_a_message(bad):
 
 
 def test_the_compile_process_is_confined_like_a_grading_kernel(monkeypatch):
-    from autograder import sandbox
+    from autograder.grading.kernel import sandbox
 
     secret = find_lesson("09_kernels")  # the reference answers
     source = f"""

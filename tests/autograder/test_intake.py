@@ -18,14 +18,14 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder.chain.reassemble import reassemble
 from autograder.classgrade.intake import (
     IntakeError,
     collect_submissions,
     extract_zip,
 )
-from autograder.conventions import grade_id, is_answer
+from autograder.grading.chain.reassemble import reassemble
 from autograder.lessons import REPO_ROOT, source_to_notebook
+from autograder.lessons.conventions import grade_id, is_answer
 
 LESSON = "01_devices"
 BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from autograder.chain.iopub_gate import frame_bytes
+from autograder.grading.chain.iopub_gate import frame_bytes
 from autograder.lessons import REPO_ROOT
 
 # A publisher (standing in for a kernel) sends three stream messages, the middle
@@ -30,7 +30,7 @@ sys.stdin.readline()
 _RECEIVER = r"""
 import json, resource, subprocess, sys, time, zmq
 from jupyter_client.session import Session
-from autograder.chain.iopub_gate import IOPubGate
+from autograder.grading.chain.iopub_gate import IOPubGate
 sender = subprocess.Popen([sys.executable, "-c", sys.argv[2], sys.argv[1]],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 port = int(sender.stdout.readline())
@@ -99,7 +99,7 @@ def test_a_message_of_too_many_frames_is_skipped_and_the_next_one_arrives():
     import zmq
     from jupyter_client.session import Session
 
-    from autograder.chain.iopub_gate import IOPubGate
+    from autograder.grading.chain.iopub_gate import IOPubGate
 
     context = zmq.Context()
     pub = context.socket(zmq.PUB)
@@ -125,7 +125,7 @@ def test_a_message_of_too_many_frames_is_skipped_and_the_next_one_arrives():
 
 
 def test_only_a_zmtp3_null_greeting_is_relayed():
-    from autograder.chain.iopub_gate import greeting_ok
+    from autograder.grading.chain.iopub_gate import greeting_ok
 
     good = b"\xff" + b"\0" * 8 + b"\x7f" + b"\x03\x01" + b"NULL".ljust(20, b"\0")
     good += b"\0" + b"\0" * 31
@@ -141,7 +141,7 @@ def test_only_a_zmtp3_null_greeting_is_relayed():
 def test_the_notice_stays_small_whatever_the_parent_header_holds():
     from jupyter_client.session import Session
 
-    from autograder.chain.iopub_gate import DELIMITER, IOPubGate
+    from autograder.grading.chain.iopub_gate import DELIMITER, IOPubGate
 
     gate = IOPubGate(1, Session(key=b"k"), limit=1000)  # no kernel: _notice only
     try:

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from autograder import seccomp
-from autograder.limits import ProcessCage, folder_bytes, kernel_env
+from autograder.grading.kernel import seccomp
+from autograder.grading.kernel.limits import ProcessCage, folder_bytes, kernel_env
 
 needs_seccomp = pytest.mark.skipif(
     not seccomp.supported(), reason="seccomp filter: Linux on x86-64 or aarch64 only"
@@ -56,7 +56,7 @@ def test_the_filter_checks_the_architecture_for_both_machines():
 
 PROBE = r"""
 import json, socket, sys
-from autograder import seccomp
+from autograder.grading.kernel import seccomp
 seccomp.install()
 out = {}
 for name, args in {

@@ -9,11 +9,11 @@ from datetime import datetime
 import pytest
 
 from autograder.classgrade import collect_submissions
+from autograder.classgrade.late import PerHourPenalty, parse_time, read_timestamp
 from autograder.classgrade.worker import KERNEL_START_FAILED, Job, grade_job
 from autograder.cli import _read_map, main
-from autograder.late import PerHourPenalty, parse_time, read_timestamp
+from autograder.config.scratch import instructor_config
 from autograder.lessons import REPO_ROOT
-from autograder.scratch import instructor_config
 
 LESSON = "01_devices"
 BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"

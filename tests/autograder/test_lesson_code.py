@@ -1,4 +1,4 @@
-"""autograder.lesson_code and the MLP benchmark, on tiny sizes."""
+"""autograder.lessons.code and the MLP benchmark, on tiny sizes."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from autograder.bench import QUICK, mlp
-from autograder.lesson_code import lesson_namespace
+from autograder.lessons.code import lesson_namespace
+from autograder.measure.bench import QUICK, mlp
 
 
 @pytest.mark.slow

@@ -10,8 +10,8 @@ import sys
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.config.scratch import _put_python_on_path
 from autograder.lessons import REPO_ROOT
-from autograder.scratch import _put_python_on_path
 
 #: ann scores 2 + 3 of 5 on Day 01, but was late: a 1.5-point penalty leaves 3.5;
 #: on Day 02 the autograder gave her 1 of 4 and her instructor 4 by hand. bob
@@ -76,7 +76,7 @@ def _export(root, exporter, *extra):
             "-m",
             "nbgrader",
             "export",
-            f"--exporter=autograder.lms.{exporter}",
+            f"--exporter=autograder.classgrade.lms.{exporter}",
             f"--to={out}",
             *extra,
         ],

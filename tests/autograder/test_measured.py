@@ -11,10 +11,10 @@ import json
 import nbformat
 import pytest
 
-from autograder import harness
-from autograder.answer_rules import answer_definitions
+from autograder.grading import harness
+from autograder.grading.answer_rules import answer_definitions
+from autograder.grading.measured import build
 from autograder.lessons import REPO_ROOT, lesson_sources, source_to_notebook
-from autograder.measured import build
 from course.results import MIME
 
 

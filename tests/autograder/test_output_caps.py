@@ -18,16 +18,16 @@ from nbclient.exceptions import CellExecutionComplete
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from traitlets.config import Config
 
-from autograder.chain.execute import (
+from autograder.classgrade import worker
+from autograder.classgrade.reports import Result
+from autograder.grading.chain.execute import (
     DEFAULT_SOURCE_BYTES,
     GradingExecute,
     notebook_bytes,
     source_limit,
 )
-from autograder.chain.sanitize import SanitizeOutputs
-from autograder.classgrade import worker
-from autograder.classgrade.reports import Result
-from autograder.feedback import WITHHELD, HideHiddenTests
+from autograder.grading.chain.sanitize import SanitizeOutputs
+from autograder.grading.feedback import WITHHELD, HideHiddenTests
 from autograder.lessons import REPO_ROOT
 
 HIDDEN = (
@@ -393,7 +393,7 @@ def test_widget_state_is_dropped_from_feedback():
 
 
 def test_the_feedback_chains_hide_hidden_tests():
-    from autograder.scratch import grading_config
+    from autograder.config.scratch import grading_config
 
     steps = grading_config(REPO_ROOT).GenerateFeedback.preprocessors
     assert HideHiddenTests in steps and SanitizeOutputs in steps
@@ -426,8 +426,8 @@ def test_course_check_escapes_control_characters(tmp_path, monkeypatch, capsys):
 
 
 def test_course_check_does_not_read_an_oversized_notebook(tmp_path, monkeypatch):
-    import autograder.chain.execute as execute
     import autograder.classgrade as classgrade
+    import autograder.grading.chain.execute as execute
     import autograder.lessons as lessons
     from autograder.cli import main
 

@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
-from autograder.conventions import grade_id
 from autograder.lessons import lesson_names
-from autograder.probe import (
+from autograder.lessons.conventions import grade_id
+from autograder.publish.probe import (
     HELPERS,
     DelegationError,
     helpers,
@@ -18,7 +18,7 @@ from autograder.probe import (
     task_functions,
     watch_notebook,
 )
-from autograder.probe_watch import parts, public_callables, substitute
+from autograder.publish.probe_watch import parts, public_callables, substitute
 
 #: A course helper planted in the probe's kernel: ``course.planted``, with a
 #: helper whose result holds the answer in an attribute, one that holds it in a

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from autograder.classgrade import grade_class
-from autograder.conventions import grade_id, nbgrader_meta
+from autograder.grading.reference import cache_dir
 from autograder.lessons import REPO_ROOT, lesson_sources, source_to_notebook
-from autograder.reference import cache_dir
+from autograder.lessons.conventions import grade_id, nbgrader_meta
 from tests.once import once_per_run
 from tests.redteam import load_cases, student, write_case
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.execute import run_script
 from autograder.grading import validate_notebook
 from autograder.lessons import (
     REPO_ROOT,
@@ -19,7 +18,8 @@ from autograder.lessons import (
     source_to_notebook,
     write_notebook,
 )
-from autograder.release import release
+from autograder.lessons.script import run_script
+from autograder.publish.release import release
 
 LESSONS = lesson_names()
 NOTEBOOKS = REPO_ROOT / "notebooks"

@@ -127,7 +127,7 @@ def _course_for(root, lesson, entries):
     """A course root of its own for one lesson, with its submissions."""
     import shutil
 
-    from autograder.scratch import ScratchCourse, write_course_config
+    from autograder.config.scratch import ScratchCourse, write_course_config
 
     ScratchCourse(root, keep=True).generate(lesson)
     write_course_config(root)

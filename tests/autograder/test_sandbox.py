@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
 from autograder.classgrade import grade_class
+from autograder.grading.kernel import sandbox
 from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
 from tests.lesson_helpers import submission
 
@@ -91,10 +91,15 @@ def test_a_confined_process_reaches_only_its_folder_and_python(tmp_path):
     with socket.create_server(("127.0.0.1", 0)) as server:
         port = server.getsockname()[1]
         code = (
-            "import sys\nfrom autograder import sandbox\n"
+            "import sys\nfrom autograder.grading.kernel import sandbox\n"
             "sandbox.confine_kernel([])\n" + PROBE
         )
-        args = [secret, REPO_ROOT / "autograder" / "guard.py", port, os.getpid()]
+        args = [
+            secret,
+            REPO_ROOT / "autograder" / "grading" / "guard.py",
+            port,
+            os.getpid(),
+        ]
         done = subprocess.run(
             [sys.executable, "-c", code, *map(str, args)],
             cwd=scratch,
@@ -147,8 +152,8 @@ def _snooping_class(folder: Path, port: int, out: Path) -> tuple[Path, Path]:
         for c in reference.cells
         if c.metadata.get("nbgrader", {}).get("grade_id") == "01-pick-device"
     )
-    from autograder.reference import cache_dir
-    from autograder.scratch import cached_course
+    from autograder.config.scratch import cached_course
+    from autograder.grading.reference import cache_dir
 
     snoop = SNOOP.format(
         lesson=LESSON,
@@ -224,7 +229,7 @@ def test_confined_kernels_run_lesson_code_but_cannot_read_outside(
     from nbclient import NotebookClient
     from traitlets.config import Config
 
-    from autograder import warmkernel
+    from autograder.grading.kernel import warmkernel
 
     if warm and not warmkernel.supported():
         pytest.skip("warm kernels fork: Linux only")

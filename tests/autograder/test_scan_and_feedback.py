@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
-from autograder.chain.sanitize import SanitizeOutputs
-from autograder.conventions import grade_id, is_answer
+from autograder.grading.chain.sanitize import SanitizeOutputs
+from autograder.grading.scan import scan_source
 from autograder.lessons import lesson_sources, source_to_notebook
+from autograder.lessons.conventions import grade_id, is_answer
 from autograder.samples import all_samples
-from autograder.scan import scan_source
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ import torch
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder.chain import verdict as v
-from autograder.compare import compare_results
+from autograder.grading.chain import verdict as v
+from autograder.grading.compare import compare_results
 from course.fakecupy import fake_cupy
 from course.results import MIME, VERSION, Approx, Bound, encode, outcome
 
@@ -46,7 +46,7 @@ def _payload(results, nonce) -> NotebookNode:
 def _judge(cell, status, reference, monkeypatch):
     nb = new_notebook(cells=[cell])
     monkeypatch.setattr(
-        "autograder.reference.reference_results",
+        "autograder.grading.reference.reference_results",
         lambda lesson: {cell.metadata["nbgrader"]["grade_id"]: encode(reference)},
     )
     resources = dict(RESOURCES, course={"status": {cell["id"]: status}})
@@ -171,7 +171,8 @@ def _judge(cell, record, reference, monkeypatch, refused=None):
     gid = cell.metadata["nbgrader"]["grade_id"]
     nb = new_notebook(cells=[cell])
     monkeypatch.setattr(
-        "autograder.reference.measured_reference", lambda lesson: {gid: reference}
+        "autograder.grading.reference.measured_reference",
+        lambda lesson: {gid: reference},
     )
     measured = {"records": {gid: record} if record else {}, "refused": refused or {}}
     resources = dict(RESOURCES, course={"measured": measured})

@@ -9,7 +9,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
-from autograder import warmkernel
+from autograder.grading.kernel import warmkernel
 
 pytestmark = pytest.mark.skipif(
     not warmkernel.supported(), reason="warm kernels fork: Linux only"
@@ -138,7 +138,7 @@ def test_grading_leaves_a_plain_nbgrader_execute_untouched():
     from jupyter_client.manager import AsyncKernelManager
     from nbgrader.preprocessors import Execute
 
-    from autograder.chain.execute import GradingExecute
+    from autograder.grading.chain.execute import GradingExecute
 
     def manager(executor):
         executor.kernel_name = "python3"
@@ -161,6 +161,6 @@ def test_the_quick_client_speaks_jupyter_clients_words_for_a_dead_kernel():
 
     from jupyter_client.client import KernelClient
 
-    from autograder.forked import KERNEL_START_FAILED
+    from autograder.grading.kernel.forked import KERNEL_START_FAILED
 
     assert KERNEL_START_FAILED in inspect.getsource(KernelClient._async_wait_for_ready)

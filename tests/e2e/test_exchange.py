@@ -22,9 +22,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.config.scratch import write_course_config
 from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
 from autograder.samples import all_samples, expected_score, points
-from autograder.scratch import write_course_config
 
 LESSON = "01_devices"
 COURSE = "gpu-course"
@@ -132,7 +132,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
 
     # Late penalties: a due date an hour after alice's submission, bob 2.5 h
     # past it, and the per-hour example plugin in the course config.
-    from autograder.late import parse_time
+    from autograder.classgrade.late import parse_time
 
     stamp = (submitted / "alice" / LESSON / "timestamp.txt").read_text()
     due = parse_time(stamp) + timedelta(hours=1)

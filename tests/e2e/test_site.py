@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.conventions import hidden_markers, solution_markers
 from autograder.lessons import REPO_ROOT, find_lesson
-from autograder.site import build_site, json_strings
+from autograder.lessons.conventions import hidden_markers, solution_markers
+from autograder.publish.site import build_site, json_strings
 from tests.e2e.test_browser import CHROMIUM, SHOTS, browser  # noqa: F401 - fixture
 from tests.servers import free_port, stop
 

@@ -1,0 +1,380 @@
+"""The `course` command (also `python -m autograder`): every instructor command.
+
+Run ``course --help`` or ``course <command> --help`` for the options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from autograder.cli.check import check as _check
+from autograder.cli.grade import grade as _grade
+from autograder.cli.grade import read_map as _read_map  # noqa: F401 - tests use it
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from course.doctor import doctor_text
+
+    print(doctor_text())
+    return 0
+
+
+def _release(args: argparse.Namespace) -> int:
+    from autograder.lessons import REPO_ROOT
+    from autograder.publish.release import release
+
+    lessons = args.lessons or None
+    if not args.check:
+        release(lessons, probe=not args.no_probe)
+        return 0
+    notebooks = REPO_ROOT / "notebooks"
+    with tempfile.TemporaryDirectory() as tmp:
+        written = release(lessons, Path(tmp), log=lambda *_: None)
+        stale = [
+            str(p.relative_to(tmp))
+            for p in written
+            if not (notebooks / p.relative_to(tmp)).is_file()
+            or not filecmp.cmp(p, notebooks / p.relative_to(tmp), shallow=False)
+        ]
+    if stale:
+        print("notebooks/ is out of date with solutions/: " + ", ".join(stale))
+        print("Run `make release` (or `course release`) and commit the result.")
+        return 1
+    print(f"notebooks/ is up to date ({len(written)} notebook(s)).")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from autograder.cli.demo import demo
+
+    return demo(args.lesson, skip_samples=args.skip_samples, everything=args.all)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from autograder.measure import bench
+
+    if args.record:
+        print(f"recorded: {bench.record(Path(args.record))}")
+        return 0
+    mode = "quick" if args.quick else args.mode
+    only = args.only.split(",") if args.only else None
+    start = time.perf_counter()
+    data = bench.run_all(mode, only, log=lambda line: print(line, flush=True))
+    out = Path(args.out)
+    path = bench.save(data, out)
+    figures = [] if args.no_plots else bench.plot(data, out / path.stem)
+    print()
+    print(bench.summary(data))
+    print(f"\nresults: {path}")
+    for figure in figures:
+        print(f"plot:    {figure}")
+    print(f"({mode} mode, {time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def _student_bundle(args: argparse.Namespace) -> int:
+    from autograder.publish.bundle import BundleError, build_bundle
+
+    try:
+        build_bundle(Path(args.out))
+    except BundleError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _site(args: argparse.Namespace) -> int:
+    from autograder.publish.site import SiteLeakError, build_site
+
+    try:
+        build_site(
+            Path(args.out),
+            solutions=not args.no_solutions,
+            cache=Path(args.cache),
+            lessons=args.lessons or None,
+        )
+    except SiteLeakError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _gpu_compare(args: argparse.Namespace) -> int:
+    from autograder.measure.gpu_compare import compare_run, report
+
+    try:
+        outcome = compare_run(Path(args.folder))
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(report(outcome))
+    return 0 if all(not m for t in outcome.values() for m in t.values()) else 1
+
+
+def _gpu_check(args: argparse.Namespace) -> int:
+    from autograder.measure.gpu_check import gpu_check
+
+    return gpu_check(Path(args.out), quick=args.quick, lessons=args.lessons or None)
+
+
+def _weak_confinement_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-weak-confinement",
+        action="store_true",
+        help="grade even where Linux refuses the kernels their own user, PID and "
+        "mount namespaces (they could then read other processes' command lines "
+        "and environments in /proc); by default grading stops there",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``course`` command."""
+    parser = argparse.ArgumentParser(
+        prog="course",
+        description="Tools for the GPU acceleration course.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    doctor = sub.add_parser(
+        "doctor", help="print the environment: Python, torch, CUDA, CuPy, nbgrader"
+    )
+    doctor.set_defaults(func=_doctor)
+
+    rel = sub.add_parser(
+        "release", help="regenerate notebooks/ (student edition) from solutions/"
+    )
+    rel.add_argument("lessons", nargs="*", help="lessons to release (default: all)")
+    rel.add_argument(
+        "--check",
+        action="store_true",
+        help="release into a scratch folder and fail if notebooks/ differs",
+    )
+    rel.add_argument(
+        "--no-probe",
+        action="store_true",
+        help="skip the delegation probe (grading a submission that uses the "
+        "course's helpers for graded tasks, which must earn nothing)",
+    )
+    rel.set_defaults(func=_release)
+
+    grade = sub.add_parser(
+        "grade",
+        help="grade a class: nbgrader layout, a folder of notebooks, or a zip",
+        description="Grade every submission with nbgrader's autograde, in parallel, "
+        "each in its own job folder. Results are kept per submission in "
+        "OUT/results/, so an interrupted run resumes and a rerun grades only new or "
+        "changed notebooks. Writes OUT/grades.csv, OUT/pass_rates.csv and "
+        "OUT/feedback/<assignment>/<student>.html.",
+    )
+    grade.add_argument("source", help="submitted/ folder, folder of .ipynb, or .zip")
+    grade.add_argument(
+        "--lesson",
+        "--assignment",
+        dest="lesson",
+        help="lesson, e.g. 01_devices (default: all; --assignment is nbgrader's name)",
+    )
+    grade.add_argument("--out", default="grading", help="output folder")
+    grade.add_argument(
+        "--jobs", type=int, default=None, help="parallel workers (default: cores)"
+    )
+    grade.add_argument("--force", action="store_true", help="regrade everything")
+    grade.add_argument(
+        "--timeout", type=int, default=60, help="seconds per cell (default 60)"
+    )
+    grade.add_argument(
+        "--memory",
+        type=int,
+        default=4096,
+        help="address-space cap in MiB per grading process (0: none; not applied "
+        "on machines with an NVIDIA GPU, where CUDA needs a large address space)",
+    )
+    grade.add_argument(
+        "--map",
+        help="CSV of file name,student id[,submitted_at] for loose files (the "
+        "time, ISO 8601, for late penalties)",
+    )
+    grade.add_argument(
+        "--due",
+        help="set the lesson's due date in the gradebook first (ISO 8601, e.g. "
+        "'2026-12-01 17:00 Europe/Paris' or '2026-12-01T16:00Z'; no zone: UTC); "
+        "late submissions then get the course config's penalty",
+    )
+    grade.add_argument(
+        "--student", help="regrade this student only; everyone else stays untouched"
+    )
+    grade.add_argument(
+        "--question",
+        metavar="GRADE_ID",
+        help="run the notebooks again but write only this test cell's score "
+        "(e.g. 01-pick-device-test); other scores, manual ones included, stay",
+    )
+    grade.add_argument("--quiet", action="store_true", help="no progress output")
+    grade.add_argument(
+        "--nbgrader-feedback",
+        action="store_true",
+        help="also put each feedback page in the course's feedback/<student>/"
+        "<assignment>/ folder, ready for `nbgrader release_feedback`",
+    )
+    grade.add_argument(
+        "--gradebook",
+        help="the course's gradebook.db to write every result into (default: the "
+        "one beside an nbgrader submitted/ folder); formgrader and `nbgrader "
+        "export` read it",
+    )
+    grade.add_argument(
+        "--no-gradebook", action="store_true", help="write the reports only"
+    )
+    grade.add_argument(
+        "--cold-kernels",
+        action="store_true",
+        help="start every kernel from scratch instead of forking a preloaded one "
+        "(slower; same grades)",
+    )
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="do not confine kernels with Landlock (by default, on Linux 5.13+, a "
+        "kernel reads only Python, the system and the course package, writes only "
+        "its scratch folder, and opens no TCP connection)",
+    )
+    _weak_confinement_flag(grade)
+    grade.set_defaults(func=_grade)
+
+    check = sub.add_parser(
+        "check",
+        help="grade your own notebook with the hidden tests (self-study)",
+        description="Grade one notebook exactly as `course grade` does, without "
+        "changing it, and print the points per question with hints.",
+    )
+    check.add_argument("notebook", help="your notebook, e.g. notebooks/01_devices/...")
+    check.add_argument(
+        "--lesson",
+        "--assignment",
+        dest="lesson",
+        help="lesson, if the file name does not say",
+    )
+    check.add_argument(
+        "--out", default=str(Path.home() / ".course-check"), help="where feedback goes"
+    )
+    check.add_argument("--timeout", type=int, default=60, help="seconds per cell")
+    _weak_confinement_flag(check)
+    check.set_defaults(func=_check)
+
+    bench = sub.add_parser(
+        "bench",
+        help="measure copies, launches, the sync trap, ops and the MLP; JSON + plots",
+        description="Measure on every device present, with warm-up, synchronisation, "
+        "repeats, median and spread. Writes OUT/bench--<hardware>--<time>.json and "
+        "one PNG per experiment next to it. GPU parts are skipped, with the reason, "
+        "on a machine without a GPU.",
+    )
+    bench.add_argument(
+        "--quick", action="store_true", help="small sizes, few repeats (CI, CPU)"
+    )
+    bench.add_argument(
+        "--mode",
+        choices=("quick", "full", "gpu-check"),
+        default="full",
+        help="sizes and repeats (gpu-check: full, with a smaller CPU MLP)",
+    )
+    bench.add_argument("--out", default="bench-results", help="output folder")
+    bench.add_argument(
+        "--only",
+        help="comma-separated experiments: timer,transfer,launch,"
+        "sync_trap,ops,mlp (default: all)",
+    )
+    bench.add_argument("--no-plots", action="store_true", help="JSON only")
+    bench.add_argument(
+        "--record",
+        metavar="RESULT_JSON",
+        help="copy a GPU result file into course/recorded/ for the lessons",
+    )
+    bench.set_defaults(func=_bench)
+
+    gpu = sub.add_parser(
+        "gpu-check",
+        help="run every lesson as a script and the full bench; results under OUT",
+        description="For a GPU machine without Jupyter: runs solutions/NN/NN.py as "
+        "plain scripts, then `course bench`, and writes OUT/gpu-check.json.",
+    )
+    gpu.add_argument("--out", default="gpu-check", help="output folder")
+    gpu.add_argument("--quick", action="store_true", help="bench in quick mode")
+    gpu.add_argument("lessons", nargs="*", help="lessons to run (default: all)")
+    gpu.set_defaults(func=_gpu_check)
+
+    bundle = sub.add_parser(
+        "student-bundle",
+        help="write the student bundle (notebooks, data, student wheel, README)",
+        description="For a graded class: an archive of what students may see, "
+        "checked file by file for answers, hidden tests and the grader.",
+    )
+    bundle.add_argument("--out", default="dist", help="output folder")
+    bundle.set_defaults(func=_student_bundle)
+
+    site = sub.add_parser(
+        "site",
+        help="build the course website (every Day executed on the CPU) with Sphinx",
+        description="Every Day's page is the lesson executed on the CPU, hidden "
+        "tests removed before anything runs; answers collapsed behind 'Show "
+        "solution', or left out with --no-solutions. Executions are cached by the "
+        "lesson's text: a rebuild with no change executes nothing.",
+    )
+    site.add_argument("--out", default="build/site", help="output folder")
+    site.add_argument(
+        "--no-solutions",
+        action="store_true",
+        help="leave the answers out (for graded classes; make site SOLUTIONS=0)",
+    )
+    site.add_argument(
+        "--cache", default="build/site-cache", help="executed lessons, by text"
+    )
+    site.add_argument("lessons", nargs="*", help="lessons (default: all)")
+    site.set_defaults(func=_site)
+
+    compare = sub.add_parser(
+        "gpu-compare",
+        help="judge a gpu-check folder's hidden-test results against the CPU reference",
+        description="Pairs each hidden test's results logged by `course gpu-check` "
+        "on a GPU with the same test's reference results computed here, and "
+        "compares them as the grader does (device names aside).",
+    )
+    compare.add_argument("folder", help="a folder written by `course gpu-check`")
+    compare.set_defaults(func=_gpu_compare)
+
+    demo = sub.add_parser(
+        "demo",
+        help="doctor, release, run a lesson, and grade one sample of each kind "
+        "for two lessons",
+    )
+    demo.add_argument(
+        "--lesson", default="01_devices", help="lesson to run as a script"
+    )
+    demo.add_argument(
+        "--skip-samples", action="store_true", help="skip grading the samples"
+    )
+    demo.add_argument(
+        "--all", action="store_true", help="grade the whole sample class instead"
+    )
+    demo.set_defaults(func=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``course`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, RuntimeError, OSError) as exc:
+        print(f"course {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""Throwaway nbgrader course folders.
+
+nbgrader copies every file of an assignment's source folder into the release, so
+the lesson's ``.py`` source (with every answer in it) must never sit next to the
+notebook being released. A :class:`ScratchCourse` is a temporary course root that
+holds only the converted solution notebook and the lesson's data files, with the
+course's own ``nbgrader_config.py`` pointed at it.
+
+Generating a lesson into a new course costs seconds (nbgrader creates and
+migrates a gradebook, then releases the lesson), so a new course gets a copy of
+a cached one instead (:func:`cached_course`), kept under :func:`cache_root` and
+keyed by everything the result depends on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from autograder.lessons import find_lesson, source_to_notebook, write_notebook
+
+AUTOGRADER_DIR = Path(__file__).resolve().parents[1]
+_SKIP = {"__pycache__", ".ipynb_checkpoints"}
+
+
+def cache_root() -> Path:
+    """The grader's cache: ``$COURSE_CACHE_DIR``, or ``gpu-course`` in the user
+    cache. Grading kernels cannot read it (:mod:`autograder.grading.kernel.sandbox`)."""
+    override = os.environ.get("COURSE_CACHE_DIR")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "gpu-course"
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created if missing)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _template_key(lesson: str) -> str:
+    """Changes whenever the generated course could: the lesson as converted,
+    its data files, the course's nbgrader settings and nbgrader's version."""
+    import nbformat
+    from nbgrader import __version__ as nbgrader_version
+
+    source = find_lesson(lesson)
+    digest = hashlib.sha256(nbformat.writes(source_to_notebook(source)).encode())
+    for item in sorted(source.parent.rglob("*")):
+        if item.is_file() and item.suffix != ".py" and not _SKIP & set(item.parts):
+            digest.update(str(item.relative_to(source.parent)).encode())
+            digest.update(item.read_bytes())
+    digest.update((AUTOGRADER_DIR / "nbgrader_config.py").read_bytes())
+    digest.update(f"{nbgrader_version} {sys.version_info[:2]}".encode())
+    return digest.hexdigest()[:20]
+
+
+def cached_course(lesson: str) -> Path:
+    """A course folder with ``lesson`` generated in it, from the cache (made on
+    first use, by one process at a time; older versions removed)."""
+    stem = find_lesson(lesson).stem
+    folder = cache_root() / "templates"
+    done = folder / f"{stem}-{_template_key(lesson)}"
+    if done.is_dir():
+        return done
+    with locked(folder / f"{stem}.lock"):
+        if done.is_dir():
+            return done
+        work = Path(tempfile.mkdtemp(prefix=f".{stem}-", dir=folder))
+        try:
+            ScratchCourse(work, keep=True).generate(lesson, cached=False)
+            os.replace(work, done)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        for old in folder.glob(f"{stem}-*"):
+            if old != done and old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+    return done
+
+
+def _put_python_on_path() -> None:
+    """nbgrader runs tools such as ``alembic`` by name: find the running Python's.
+
+    A virtual environment used without being activated (``.venv/bin/python -m
+    course``) is not on ``PATH``, so its scripts would not be found.
+    """
+    bin_dir = str(Path(sys.executable).parent)
+    parts = os.environ.get("PATH", "").split(os.pathsep)
+    if bin_dir not in parts:
+        os.environ["PATH"] = os.pathsep.join([bin_dir, *parts])
+
+
+def instructor_config(course_root: Path | None) -> Config:
+    """The settings nbgrader would load at an instructor's ``course_root``: its
+    ``nbgrader_config.py``, or the course's own settings when it has none."""
+    path = AUTOGRADER_DIR / "nbgrader_config.py"
+    if course_root is not None and (Path(course_root) / "nbgrader_config.py").is_file():
+        path = Path(course_root) / "nbgrader_config.py"
+    return PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
+
+
+def grading_config(root: Path) -> Config:
+    """Load ``autograder/nbgrader_config.py`` with the course root set to ``root``
+    (a scratch course or a grading job's folder)."""
+    config = PyFileConfigLoader(
+        "nbgrader_config.py", path=str(AUTOGRADER_DIR)
+    ).load_config()
+    root = Path(root).resolve()
+    config.CourseDirectory.root = str(root)
+    config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    return config
+
+
+def write_course_config(root: Path) -> Path:
+    """Write ``root/nbgrader_config.py``: the course's settings, with this root.
+
+    The ``nbgrader`` command reads that file when run in ``root``.
+    """
+    path = Path(root) / "nbgrader_config.py"
+    path.write_text(
+        "c = get_config()  # noqa: F821\n"
+        f"load_subconfig({str(AUTOGRADER_DIR / 'nbgrader_config.py')!r})"
+        "  # noqa: F821\n"
+        f"c.CourseDirectory.root = {str(Path(root).resolve())!r}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+class ScratchCourse:
+    """A temporary nbgrader course root, removed on exit unless ``keep`` is set."""
+
+    def __init__(self, root: Path | None = None, *, keep: bool = False) -> None:
+        self._owned = root is None
+        self.root = (
+            Path(tempfile.mkdtemp(prefix="course-")) if root is None else Path(root)
+        )
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.keep = keep
+        self._api = None
+
+    @property
+    def api(self):
+        """An ``nbgrader.apps.NbGraderAPI`` for this course root (created once)."""
+        if self._api is None:
+            from nbgrader.apps import NbGraderAPI
+            from nbgrader.coursedir import CourseDirectory
+
+            _put_python_on_path()
+            config = grading_config(self.root)
+            self._api = NbGraderAPI(
+                coursedir=CourseDirectory(config=config), config=config
+            )
+        return self._api
+
+    def add_lesson(self, lesson: str) -> Path:
+        """Copy a lesson's solution notebook and data files into ``solutions/``."""
+        source = find_lesson(lesson)
+        target = self.root / "solutions" / source.stem
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for item in source.parent.iterdir():
+            if item.name in _SKIP or item.suffix == ".py":
+                continue
+            if item.is_dir():
+                shutil.copytree(item, target / item.name)
+            else:
+                shutil.copy2(item, target / item.name)
+        write_notebook(source_to_notebook(source), target / f"{source.stem}.ipynb")
+        return target
+
+    def generate(self, lesson: str, *, cached: bool = True) -> Path:
+        """Add a lesson and run ``nbgrader generate_assignment`` on it.
+
+        Returns the folder of the released student edition. Fills the gradebook
+        with the lesson's cells, tests included, which autograde needs. A course
+        without a gradebook yet gets a copy of :func:`cached_course` instead,
+        unless ``cached`` is False.
+
+        Raises:
+            RuntimeError: nbgrader failed; the message carries nbgrader's log.
+        """
+        if cached and self._api is None and not (self.root / "gradebook.db").exists():
+            shutil.copytree(cached_course(lesson), self.root, dirs_exist_ok=True)
+            return self.root / "notebooks" / find_lesson(lesson).stem
+        name = self.add_lesson(lesson).name
+        result = self.api.generate_assignment(name, force=True, create=True)
+        if not result.get("success"):
+            raise RuntimeError(
+                f"nbgrader generate_assignment {name} failed:\n"
+                f"{result.get('error') or ''}\n{result.get('log') or ''}"
+            )
+        return self.root / "notebooks" / name
+
+    def close(self) -> None:
+        """Remove the scratch folder (if this object created it and not ``keep``)."""
+        if self._owned and not self.keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> ScratchCourse:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,342 @@
+"""Compile a submission's numba-cuda kernels for a real GPU, on a machine without one.
+
+Grading runs kernels in numba's CUDA simulator, which runs them as plain Python:
+it would also run a kernel that CUDA refuses (``np.dot`` inside it, a Python list
+or dict shared by its threads, a ``cuda.shared.array`` sized at run time). This
+module asks numba-cuda's compiler instead:
+
+* :func:`signature_of` (from :mod:`autograder.grading.cuda_signature`), in a grading
+  kernel (simulator on), turns the arguments of a launch into a numba signature
+  string, e.g. ``"void(float32, float32[::1])"``;
+* :func:`compile_kernels` compiles the answer's kernels for those signatures with
+  ``numba.cuda.compile_ptx`` (libNVVM and NVRTC, from pip wheels; no GPU and no
+  driver needed) in a separate process without the simulator, confined like a
+  grading kernel (:mod:`autograder.grading.kernel.sandbox`), with a time and a memory
+  limit;
+  it returns ``None`` per kernel that compiles, or a message for the student.
+
+Compiling checks typing and code generation to PTX for one compute capability.
+It does not run anything on a GPU: results, races and speed stay the
+simulator's (and a GPU's) business.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import inspect
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from autograder.grading.cuda_messages import explain, first_line
+from autograder.grading.cuda_signature import UnsupportedArgument, signature_of
+from autograder.grading.kernel.limits import ProcessCage, kernel_env
+
+#: Compute capability compiled for: 7.5 (Turing, Colab's T4), the oldest CUDA 13
+#: supports.
+DEFAULT_CC = (7, 5)
+#: Seconds one compile process may take, start-up included.
+TIMEOUT_S = 120.0
+#: Address space of the compile process (libNVVM and LLVM reserve a lot of it).
+MEMORY_BYTES = 4 << 30
+#: The wheels that hold libNVVM and NVRTC for numba-cuda with cuda-bindings 13.
+WHEELS = ("nvidia-nvvm", "nvidia-cuda-nvrtc")
+_ROOT = Path(__file__).resolve().parents[2]
+_AVAILABLE: bool | None = None
+__all__ = [
+    "CompilerUnavailable",
+    "UnsupportedArgument",
+    "available",
+    "compile_kernels",
+    "install_hint",
+    "signature_of",
+]
+
+
+class CompilerUnavailable(RuntimeError):
+    """libNVVM or NVRTC is missing: kernels cannot be compiled on this machine."""
+
+
+# --- the caller's side -------------------------------------------------------
+
+
+def install_hint() -> str:
+    """What to install so that kernels compile here."""
+    try:
+        major = importlib.metadata.version("cuda-bindings").split(".")[0]
+    except importlib.metadata.PackageNotFoundError:
+        major = "13"
+    if major == "12":
+        pair = "nvidia-cuda-nvcc-cu12 nvidia-cuda-nvrtc-cu12"
+    else:
+        pair = " ".join(f'"{w}=={major}.*"' for w in WHEELS)
+    return f'pip install {pair} (or, in the course folder, pip install -e ".[grading]")'
+
+
+def available() -> bool:
+    """Whether kernels compile on this machine (checked once per process)."""
+    global _AVAILABLE
+    if _AVAILABLE is None:
+        if importlib.util.find_spec("numba_cuda") is None:
+            _AVAILABLE = False
+        else:
+            try:
+                compile_kernels("", {})
+                _AVAILABLE = True
+            except (CompilerUnavailable, RuntimeError):
+                _AVAILABLE = False
+    return _AVAILABLE
+
+
+def compile_kernels(
+    source: str,
+    kernels: dict[str, list[str]],
+    cc: tuple[int, int] = DEFAULT_CC,
+    timeout: float = TIMEOUT_S,
+    memory: int = MEMORY_BYTES,
+    timings: dict[str, float] | None = None,
+) -> dict[str, str | None]:
+    """Compile each kernel of ``source`` for each of its signatures.
+
+    ``source`` holds the answer's definitions (validated by the caller: it runs
+    at import, in the confined compile process); ``kernels`` maps a kernel's
+    name to signatures from :func:`signature_of`. ``timings``, if given,
+    receives ``startup_s`` (process start, imports, a first compile) and the
+    seconds each kernel took.
+
+    Returns:
+        Per kernel: ``None`` when every signature compiles, else a message.
+
+    Raises:
+        CompilerUnavailable: libNVVM or NVRTC is missing (see :func:`install_hint`).
+        RuntimeError: the compile process could not start or be confined.
+    """
+    global _AVAILABLE
+    request = {"cc": list(cc), "kernels": kernels, "memory": int(memory)}
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="cuda-compile-") as folder:
+        Path(folder, "answer.py").write_text(source, encoding="utf-8")
+        events, rc, timed_out, err = _run_worker(Path(folder), request, timeout)
+    byname = {e["kernel"]: e for e in events if "kernel" in e}
+    first = events[0] if events else {}
+    if "unavailable" in first:
+        _AVAILABLE = False
+        raise CompilerUnavailable(
+            f"CUDA kernels cannot be compiled here: {first['unavailable']}. "
+            f"Install libNVVM and NVRTC: {install_hint()}"
+        )
+    if "error" in first:
+        raise RuntimeError(f"the compile process stopped: {first['error']}")
+    if "ready" not in first:
+        why = (
+            f"did not start within {timeout:.0f} s (raise timeout)"
+            if timed_out
+            else f"exited with code {rc} before compiling ({_tail(err)}); a "
+            f"memory limit of {memory >> 20} MiB may be too low"
+        )
+        raise RuntimeError(f"the compile process {why}")
+    _AVAILABLE = True
+    if timings is not None:
+        timings["startup_s"] = first.get("startup_s", 0.0)
+        timings.update({n: e.get("seconds", 0.0) for n, e in byname.items()})
+        timings["total_s"] = time.perf_counter() - started
+    load = next((e["load_error"] for e in events if "load_error" in e), None)
+    results: dict[str, str | None] = {}
+    for name in kernels:
+        if load is not None:
+            results[name] = f"your code could not be loaded for compiling: {load}"
+        elif name in byname:
+            results[name] = byname[name]["message"]
+        elif timed_out:
+            results[name] = (
+                f"compiling {name} took longer than {timeout:.0f} s: a loop the "
+                "compiler unrolls, or a very long kernel? Simplify it."
+            )
+        else:
+            results[name] = (
+                f"the compiler stopped while compiling {name} (exit code {rc}; "
+                f"memory limit {memory >> 20} MiB): {_tail(err)}"
+            )
+    return results
+
+
+def _tail(text: str, limit: int = 300) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return (lines[-1] if lines else "no output")[-limit:]
+
+
+def _run_worker(
+    folder: Path, request: dict, timeout: float
+) -> tuple[list[dict], int, bool, str]:
+    env = kernel_env(dict(os.environ))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    env["TMPDIR"] = str(folder)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(_ROOT), env.get("PYTHONPATH", "")) if p
+    )
+    command = [sys.executable, "-m", "autograder.grading.cuda_compile", "--worker"]
+    cage = ProcessCage("cuda-compile")
+    timed_out = False
+    try:
+        proc = subprocess.Popen(
+            command,
+            cwd=folder,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        cage.add(proc.pid)
+        try:
+            out, err = proc.communicate(json.dumps(request), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            cage.kill_all()
+            out, err = proc.communicate()
+    finally:
+        cage.remove()
+    events = []
+    for line in out.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events, proc.returncode, timed_out, err
+
+
+# --- the compile process -----------------------------------------------------
+
+
+def _worker() -> None:
+    """Read a request on stdin, write one JSON event a line on stdout."""
+    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # what the answer prints goes to stderr
+    sys.stdout = sys.stderr
+
+    def emit(**event: Any) -> None:
+        channel.write(json.dumps(event) + "\n")
+
+    started = time.perf_counter()
+    request = json.loads(sys.stdin.read())
+    folder = Path.cwd()
+    try:
+        _confine(folder)
+    except Exception as exc:  # noqa: BLE001 - reported to the caller
+        emit(error=f"could not confine the compile process: {exc}")
+        return
+    cc = tuple(request["cc"])
+    try:
+        cuda = _load_compiler(cc)
+    except Exception as exc:  # noqa: BLE001 - the compiler's own words
+        emit(unavailable=first_line(str(exc)) or type(exc).__name__)
+        return
+    import resource
+
+    # From here on the answer runs: its memory, and the compiler's, are capped
+    # (what is mapped already, the libraries, stays).
+    limit = int(request["memory"])
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    emit(ready=True, startup_s=time.perf_counter() - started)
+    namespace: dict[str, Any] = {"__name__": "__answer__"}
+    path = folder / "answer.py"
+    try:
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit too: the answer's
+        emit(load_error=f"{type(exc).__name__}: {first_line(str(exc))}")
+        return
+    for name, signatures in request["kernels"].items():
+        began = time.perf_counter()
+        message = _compile_kernel(cuda, namespace, name, signatures, cc, path)
+        emit(kernel=name, message=message, seconds=time.perf_counter() - began)
+    emit(done=True)
+
+
+def _confine(folder: Path) -> None:
+    """Confine this process as a grading kernel is, where Landlock exists."""
+    import tempfile
+
+    from autograder.grading.kernel import sandbox, seccomp
+
+    os.environ["TMPDIR"] = str(folder)
+    tempfile.tempdir = None
+    if sandbox.abi() <= 0:
+        return  # no Landlock here: grading kernels run unconfined too
+    sandbox.enforce(sandbox.kernel_policy(folder, None))
+    if seccomp.supported():
+        seccomp.install()
+
+
+def _probe_kernel(x):  # pragma: no cover - compiled, never run
+    x[0] = 1.0
+
+
+def _load_compiler(cc: tuple[int, ...]) -> Any:
+    os.environ.pop("NUMBA_ENABLE_CUDASIM", None)
+    from numba import config, cuda
+
+    if config.ENABLE_CUDASIM:
+        raise RuntimeError("numba's CUDA simulator is on in the compile process")
+    import numba.cuda.dispatcher as dispatcher
+
+    class Target:  # device functions compile for the current device's cc
+        compute_capability = cc
+
+    dispatcher.get_current_device = Target
+    cuda.compile_ptx(_probe_kernel, "void(float64[::1])", cc=cc)
+    eager = cuda.jit
+
+    def lazy_jit(func_or_sig=None, *args, **kwargs):
+        """cuda.jit without its eager signatures (compiling them needs a GPU)."""
+        if func_or_sig is not None and not inspect.isfunction(func_or_sig):
+            func_or_sig = None
+        kwargs.pop("cache", None)
+        return eager(func_or_sig, *args, **kwargs)
+
+    cuda.jit = lazy_jit
+    return cuda
+
+
+def _compile_kernel(
+    cuda: Any, namespace: dict, name: str, signatures: list[str], cc: tuple, path: Path
+) -> str | None:
+    from numba.cuda.dispatcher import CUDADispatcher
+
+    kernel = namespace.get(name)
+    if kernel is None:
+        return f"{name} is not defined in your answer: keep the task's name"
+    if not isinstance(kernel, CUDADispatcher):
+        return (
+            f"{name} is not a CUDA kernel: put @cuda.jit on the line above `def {name}`"
+        )
+    options = kernel.targetoptions
+    if options.get("device"):
+        return (
+            f"{name} is a device function (@cuda.jit(device=True)): a kernel "
+            "launched as name[blocks, threads](...) needs a plain @cuda.jit"
+        )
+    for signature in signatures:
+        try:
+            cuda.compile_ptx(
+                kernel.py_func,
+                signature,
+                cc=cc,
+                fastmath=bool(options.get("fastmath", False)),
+            )
+        except Exception as exc:  # noqa: BLE001 - every refusal becomes a message
+            return explain(name, signature, exc, kernel.py_func, path)
+    return None
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--worker"]:
+    _worker()

@@ -1,0 +1,181 @@
+"""Feedback that shows students their code, visible tests and scores, not hidden tests.
+
+nbgrader's feedback is the autograded notebook rendered as HTML, and that notebook
+contains the hidden tests restored for grading, in the cell sources and in the
+tracebacks of failing cells. :class:`HideHiddenTests` removes both: hidden-test
+source is cut out of every cell, and a failing cell that held hidden tests keeps
+only its error's type and message.
+
+Cells run in notebook order, so once the first hidden test has begun, any code
+could quote it: a hook (``pre_run_cell``), the input history (``In``), or the
+source encoded so that no text matches. So no output of a non-test code cell
+after the first cell with a hidden test is shown, only :data:`WITHHELD`.
+(Test cells there hold only the grader's verdict.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nbconvert.preprocessors import Preprocessor
+from nbformat.v4 import new_output
+from traitlets import Bool
+
+from autograder.lessons.conventions import has_hidden_tests, hidden_block, is_test
+
+#: What a non-test cell that ran after the hidden tests began shows instead.
+WITHHELD = (
+    "[output not shown: this cell ran after the hidden tests began, so its "
+    "output could quote them]\n"
+)
+
+
+def strip_hidden(source: str) -> str:
+    """Remove every BEGIN/END HIDDEN TESTS block from a cell's source."""
+    return hidden_block().sub("", source)
+
+
+def withhold_after_hidden(cells: Any) -> None:
+    """Replace the outputs of every non-test code cell after the first cell
+    with a hidden test by one note (:data:`WITHHELD`)."""
+    begun = False
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        if has_hidden_tests(cell.get("source", "")):
+            begun = True
+        elif begun and not is_test(cell) and cell.get("outputs"):
+            cell.outputs = [new_output("stream", name="stdout", text=WITHHELD)]
+
+
+class HideHiddenTests(Preprocessor):
+    """Remove hidden-test code and the tracebacks that would quote it."""
+
+    enabled = Bool(True, help="Always on: feedback must never show hidden tests.")
+
+    def preprocess(self, nb: Any, resources: Any):
+        """Also drop the grader's own guard cells (see autograder.grading.guard)."""
+        nb.cells = [c for c in nb.cells if "course_guard" not in c.get("metadata", {})]
+        withhold_after_hidden(nb.cells)
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell: Any, resources: Any, index: int):
+        if not has_hidden_tests(cell.source):
+            return cell, resources
+        cell.source = strip_hidden(cell.source).rstrip() + (
+            "\n# (hidden tests ran here; their code is not shown)"
+        )
+        outputs = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                message = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"
+                outputs.append(
+                    {
+                        "output_type": "stream",
+                        "name": "stderr",
+                        "text": f"A hidden test failed - {message[:500]}\n",
+                    }
+                )
+            elif output.get("output_type") == "stream":
+                outputs.append(output)
+        cell.outputs = outputs
+        return cell, resources
+
+
+class NotebookGrades(Preprocessor):
+    """nbgrader's ``GetGrades`` without a gradebook: each grade cell's score
+    and each answer's comment read from the graded notebook itself, as
+    ``SaveAutoGrades`` would have stored them (no manual score, no comment of
+    an instructor's, no late penalty: a gradebook that has any of those
+    renders the page with ``GetGrades`` instead)."""
+
+    enabled = Bool(True)
+
+    def preprocess(self, nb: Any, resources: Any):
+        from nbgrader import utils
+
+        from autograder.grading.chain.run import cell_scores, unanswered
+
+        scores, blank = cell_scores(nb), set(unanswered(nb))
+        for cell in nb.cells:
+            if not (utils.is_grade(cell) or utils.is_solution(cell)):
+                continue
+            meta = cell.metadata.nbgrader
+            if utils.is_solution(cell) or utils.is_task(cell):
+                meta["comment"] = "No response." if meta["grade_id"] in blank else None
+            if meta["grade_id"] in scores:
+                auto, top = scores[meta["grade_id"]]
+                meta["score"], meta["points"] = auto or 0.0, top
+        info = resources.setdefault("nbgrader", {})
+        info["score"] = float(sum((auto or 0.0) for auto, _ in scores.values()))
+        info["max_score"] = float(sum(top for _, top in scores.values()))
+        info["late_penalty"] = 0
+        return nb, resources
+
+
+def feedback_steps(from_gradebook: bool) -> list[type]:
+    """The course config's ``GenerateFeedback.preprocessors``, the one list;
+    without a gradebook, :class:`NotebookGrades` takes ``GetGrades``' place."""
+    from traitlets.utils.importstring import import_item
+
+    from autograder.config.scratch import instructor_config
+
+    listed = instructor_config(None).GenerateFeedback.preprocessors
+    steps = [import_item(s) if isinstance(s, str) else s for s in listed]
+    if not from_gradebook:
+        steps = [NotebookGrades if s.__name__ == "GetGrades" else s for s in steps]
+    return steps
+
+
+_EXPORTERS: dict[bool, Any] = {}
+
+
+def feedback_exporter(from_gradebook: bool = True) -> Any:
+    """An HTML exporter with nbgrader's feedback template and the course's
+    feedback steps (:func:`feedback_steps`: scores, the CSS header,
+    :class:`HideHiddenTests`, and
+    :class:`autograder.grading.chain.sanitize.SanitizeOutputs`, so that no script or
+    raw HTML from a submission reaches the page). Built once per process."""
+    if from_gradebook in _EXPORTERS:
+        return _EXPORTERS[from_gradebook]
+    from pathlib import Path
+
+    import nbgrader
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    formgrader = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
+    config = Config()
+    config.HTMLExporter.template_name = "feedback"
+    config.HTMLExporter.extra_template_basedirs = [str(formgrader / "templates")]
+    config.HTMLExporter.extra_template_paths = [
+        str(formgrader / "static" / "node_modules" / "bootstrap" / "dist" / "css")
+    ]
+    config.Exporter.default_preprocessors = []
+    exporter = HTMLExporter(config=config)
+    for step in feedback_steps(from_gradebook):
+        exporter.register_preprocessor(step(), enabled=True)
+    _EXPORTERS[from_gradebook] = exporter
+    return exporter
+
+
+def render_page(
+    executed: Any, student: str, lesson: str, db_url: str | None = None
+) -> str:
+    """A graded notebook's feedback page: its scores from the gradebook at
+    ``db_url`` (manual scores, comments and the late penalty in), or from
+    the notebook itself when there is none."""
+    import copy
+
+    resources = {
+        "unique_key": lesson,
+        "nbgrader": {
+            "student": student,
+            "assignment": lesson,
+            "notebook": lesson,
+            "db_url": db_url,
+        },
+    }
+    exporter = feedback_exporter(from_gradebook=db_url is not None)
+    html, _ = exporter.from_notebook_node(copy.deepcopy(executed), resources=resources)
+    return html

@@ -1,0 +1,370 @@
+"""Warm kernels: a fresh kernel per notebook without paying for imports each time.
+
+Every graded notebook needs its own kernel, and most of a kernel's life is spent
+importing torch, NumPy, scikit-learn and IPython (about 4 s of the 7 s a Day
+notebook takes on a 2-core laptop). A :class:`KernelServer` is a helper process
+that imports those once and then, on request, forks a child that becomes an
+ordinary IPython kernel: a new process, in its own session, with the job's
+working folder, environment and limits, sharing nothing with the kernels before
+it. Only the already-imported, untouched modules come for free.
+
+What is *not* preloaded, so that the kernel behaves exactly as a cold one:
+``matplotlib.pyplot`` and the inline backend (they hook into the running IPython
+shell when first imported), CuPy and anything that would initialise CUDA (a
+forked child cannot use a CUDA context made by its parent).
+
+Linux only (``fork`` after these imports is not safe on macOS); elsewhere, or if
+the server fails in any way, kernels are launched the usual way. Grades do not
+depend on the mode: the same cells run in a fresh interpreter state.
+
+Run as ``python -m autograder.grading.kernel.warmkernel``: the server, talking JSON
+lines on
+stdin/stdout. :func:`manager_class` is the kernel manager that launches warm
+and confined kernels: ``GradingExecute`` passes it to nbclient, with its
+settings as configuration (``WarmKernelManager.warm``, ``.confine``,
+``.namespaces``). Nothing of nbgrader or jupyter_client is patched, so a plain
+nbgrader ``Execute`` in the same process (formgrader's autograde button) is
+untouched by a grading. The manager starts the server on its first kernel
+launch (and again whenever the kernels' environment changes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from autograder.grading.kernel.forked import ForkedKernel, ready_client
+
+#: Modules imported once by the server. Order matters only for speed.
+PRELOAD = (
+    "numpy",
+    "torch",
+    "torch.nn",
+    "sklearn.datasets",
+    "sklearn.linear_model",
+    "sklearn.model_selection",
+    "sklearn.preprocessing",
+    "matplotlib",
+    "matplotlib.figure",
+    "matplotlib.axes",
+    "IPython",
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "numba",
+    "numba.cuda",  # the simulator: grading kernels set NUMBA_ENABLE_CUDASIM=1
+    "course.backend",
+    "course.checks",
+    "course.cudasim",
+    "course.racecheck",
+    "course.gpumodel",
+    "course.data",
+    "course.devices",
+    "course.fakecupy",
+    "course.recorded",
+    "course.results",
+    "course.simulate",
+    "course.sync",
+    "course.timing",
+    "autograder.grading.guard",  # the grading cells import it; a confined kernel cannot
+    "autograder.grading.harness",  # the measured run's kernel side, likewise
+)
+
+#: Environment variables that differ from kernel to kernel. Any other variable
+#: may have been read by a preloaded module at import time (thread counts,
+#: MPLBACKEND, COURSE_FORCE_CPU...), so a server only serves kernels whose
+#: environment is otherwise the one it was started with.
+PER_KERNEL_ENV = ("JPY_",)
+
+_INLINE = "module://matplotlib_inline.backend_inline"
+_exit = os._exit  # kept before any kernel code can replace os._exit
+
+
+def supported() -> bool:
+    """Whether this platform can fork warm kernels safely."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def _frozen(env: dict[str, str]) -> dict[str, str]:
+    values = {k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)}
+    if not values.get("MPLBACKEND"):
+        values["MPLBACKEND"] = _INLINE  # what ipykernel sets when it is unset
+    return values
+
+
+# The server process.
+
+
+def serve() -> None:
+    """Preload, then fork one kernel per request line until stdin closes."""
+    if sys.path and Path(sys.path[0] or ".").resolve() == Path.cwd():
+        del sys.path[0]  # as ipykernel_launcher does; IPython adds it back
+    if not os.environ.get("MPLBACKEND"):
+        os.environ["MPLBACKEND"] = _INLINE
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a missing extra only costs speed
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the worker's to handle
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels are reaped at once
+    requests = sys.stdin
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # a stray print must not corrupt the reply channel
+    replies.write(json.dumps({"ready": os.getpid()}) + "\n")
+    replies.flush()
+    for line in requests:
+        try:
+            request = json.loads(line)
+            pid = os.fork()
+        except Exception as exc:  # noqa: BLE001 - tell the worker, keep serving
+            replies.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
+            replies.flush()
+            continue
+        if pid == 0:
+            replies.close()
+            _become_kernel(request)
+        replies.write(json.dumps({"pid": pid}) + "\n")
+        replies.flush()
+
+
+def _become_kernel(request: dict[str, Any]) -> None:
+    """In the forked child: turn into an IPython kernel; never returns."""
+    code = 1
+    try:
+        os.setsid()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.chdir(request["cwd"])
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)  # not the grader's terminal, for this process and its
+        os.dup2(quiet, 2)  # children alike
+        os.close(quiet)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        parent = int(os.environ.get("JPY_PARENT_PID") or 0)
+        if request.get("namespaces"):
+            from autograder.grading.kernel.sandbox import enter_namespaces
+
+            enter_namespaces()  # this process stays behind, as the kernel's pid
+            parent = 0  # the stand-in watches the grader; our parent is PID 1
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()  # a cold kernel seeds from the OS
+        argv = list(request["argv"])
+        if request.get("confine"):
+            from autograder.grading.kernel.sandbox import confine_kernel
+
+            argv = confine_kernel(argv)  # still one thread here: all are confined
+        import ipykernel_launcher
+
+        sys.argv = [ipykernel_launcher.__file__, *argv]
+        from ipykernel.kernelapp import IPKernelApp
+
+        app = IPKernelApp.instance()
+        # read from the environment when ipykernel was imported, in the server
+        app.parent_handle = parent
+        app.initialize(argv)
+        app.start()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    except BaseException:  # noqa: BLE001 - report, then leave like a crashed kernel
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001
+            pass
+        _exit(code)
+
+
+# The worker side.
+
+
+class KernelServer:
+    """A running ``python -m autograder.grading.kernel.warmkernel`` and the environment
+    it has."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.frozen = _frozen(env)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "autograder.grading.kernel.warmkernel"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)},
+            text=True,
+            encoding="utf-8",
+        )
+        self._read()  # wait until the imports are done
+
+    def _read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the kernel server exited")
+        return json.loads(line)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def spawn(
+        self,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+        confine: bool = False,
+        namespaces: bool = False,
+    ) -> int:
+        """Fork a kernel with these arguments (in the sandbox, in namespaces of
+        its own); return its pid (that of its stand-in with namespaces)."""
+        assert self.process.stdin is not None
+        request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
+        request["namespaces"] = namespaces
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        reply = self._read()
+        if "pid" not in reply:
+            raise RuntimeError(reply.get("error", "no pid"))
+        return int(reply["pid"])
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def forkable(cmd: list[str]) -> bool:
+    """Whether ``cmd`` starts this Python's IPython kernel (what a server forks)."""
+    return (
+        len(cmd) >= 3
+        and cmd[0] == sys.executable
+        and cmd[1:3] == ["-m", "ipykernel_launcher"]
+    )
+
+
+_SERVER: KernelServer | None = None
+#: Kernels launched by this process, by kind (tests check that forking is used).
+LAUNCHED = {"warm": 0, "cold": 0, "confined": 0}
+_MANAGER: type | None = None
+
+
+def server_for(env: dict[str, str]) -> KernelServer:
+    """This process's server for kernels with this environment, (re)started as needed.
+
+    Raises:
+        RuntimeError: the server could not start.
+    """
+    global _SERVER
+    if _SERVER is not None and (not _SERVER.alive() or _SERVER.frozen != _frozen(env)):
+        _SERVER.close()
+        _SERVER = None
+    if _SERVER is None:
+        _SERVER = KernelServer(env)
+    return _SERVER
+
+
+def manager_class() -> type:
+    """The kernel manager class that launches warm and/or confined kernels."""
+    global _MANAGER
+    if _MANAGER is not None:
+        return _MANAGER
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import Bool, default
+
+    class WarmKernelManager(AsyncKernelManager):
+        """Launches kernels by forking the warm server; cold when it cannot.
+
+        With ``confine``, every kernel of this Python, warm or cold, is
+        confined (:mod:`autograder.grading.kernel.sandbox`) before it runs any code, in
+        namespaces of its own with ``namespaces``.
+        """
+
+        warm = Bool(True, help="Fork kernels from the warm server (Linux).").tag(
+            config=True
+        )
+        confine = Bool(False, help="Confine every kernel.").tag(config=True)
+        namespaces = Bool(
+            False, help="Give confined kernels their own namespaces."
+        ).tag(config=True)
+
+        @default("client_factory")
+        def _ready_client(self) -> type:
+            return ready_client()
+
+        async def _async_wait(self, pollinterval: float = 0.1) -> None:
+            # A kernel exits within milliseconds of its shutdown reply; polling
+            # every 0.1 s, as jupyter_client does, costs 0.1 s per kernel.
+            await super()._async_wait(pollinterval=min(pollinterval, 0.01))
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            from autograder.grading.kernel.limits import kernel_env
+
+            # Only allowed variables reach the kernel (and the server it forks
+            # from, whose environment block a child can still read in /proc).
+            env = kernel_env(dict(kw.get("env") or os.environ))
+            env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
+            kw["env"] = env
+            # The kernel's own output goes to the notebook, never to the grader's
+            # terminal (nor does that of anything it starts).
+            kw.setdefault("stdout", subprocess.DEVNULL)
+            kw.setdefault("stderr", subprocess.DEVNULL)
+            cwd = str(kw.get("cwd") or os.getcwd())
+            ours = forkable(kernel_cmd)  # this Python's IPython kernel
+            confine = self.confine and ours
+            spaces = confine and self.namespaces
+            if ours:
+                # ipykernel 7 warns on every start that loopback TCP is not
+                # encrypted: one line per graded notebook on the grader's terminal.
+                kernel_cmd = [*kernel_cmd, "--IPKernelApp.log_level=ERROR"]
+            try:
+                if not (self.warm and supported()):
+                    raise RuntimeError("warm kernels are off")
+                if not ours:
+                    raise RuntimeError("not this Python's IPython kernel")
+                pid = server_for(env).spawn(
+                    list(kernel_cmd[3:]), cwd, env, confine, spaces
+                )
+            except Exception:  # noqa: BLE001 - the usual launch always works
+                LAUNCHED["cold"] += 1
+                LAUNCHED["confined"] += confine
+                if confine:  # the same kernel, confined by a small launcher
+                    tail = list(kernel_cmd[3:])
+                    if not spaces:
+                        tail.insert(0, "--no-namespaces")
+                    kernel_cmd = [
+                        kernel_cmd[0],
+                        "-m",
+                        "autograder.grading.kernel.sandbox",
+                        *tail,
+                    ]
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+                return
+            LAUNCHED["warm"] += 1
+            LAUNCHED["confined"] += confine
+            provisioner: Any = self.provisioner
+            provisioner.process = ForkedKernel(pid)
+            provisioner.pid = provisioner.pgid = pid
+            provisioner.cwd = cwd
+            self._reconcile_connection_info(provisioner.connection_info)
+
+    _MANAGER = WarmKernelManager
+    return _MANAGER
+
+
+if __name__ == "__main__":
+    serve()

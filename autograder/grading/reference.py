@@ -1,0 +1,205 @@
+"""The reference's results for every hidden test, computed once and cached.
+
+A hidden test cell calls the student's functions on inputs it chose and sends
+the results back as data (:mod:`course.results`). The grader needs the same
+cell's results from the reference implementation: they come from running the
+lesson's own solution source, hidden tests included, in a kernel of its own
+that no submission ever reaches. Each lesson is run once per machine and source
+version; the results are cached as JSON under :func:`cache_dir`, which grading
+kernels cannot read (see :mod:`autograder.grading.kernel.sandbox`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from autograder.config.scratch import cache_root, locked
+from autograder.grading.kernel.limits import GRADING_ENV
+from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
+from autograder.lessons.conventions import grade_id
+from course.results import MIME, VERSION
+
+#: Per-kernel timeout for the reference run (seconds per cell).
+TIMEOUT = 600
+
+
+class ReferenceError(RuntimeError):
+    """The lesson's own solution failed one of its tests or sent no results."""
+
+
+def cache_dir() -> Path:
+    """Where reference results are kept: ``reference/`` in the grader's cache
+    (:func:`autograder.config.scratch.cache_root`)."""
+    return cache_root() / "reference"
+
+
+def _fingerprint(source: Path) -> str:
+    """Changes whenever the lesson, the course library or key versions change."""
+    digest = hashlib.sha256(source.read_bytes())
+    for path in sorted((REPO_ROOT / "course").glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    import numpy
+    import torch
+
+    digest.update(f"{numpy.__version__} {torch.__version__} {VERSION}".encode())
+    return digest.hexdigest()[:20]
+
+
+def results_of(notebook: Any) -> dict[str, list[Any]]:
+    """``{grade_id: [results payload, ...]}`` for every test cell of an executed
+    notebook (payloads as shown, not yet checked)."""
+    found: dict[str, list[Any]] = {}
+    for cell in notebook.cells:
+        gid = grade_id(cell)
+        if not gid or cell.get("cell_type") != "code":
+            continue
+        for output in cell.get("outputs", []):
+            data = output.get("data") if isinstance(output, dict) else None
+            if isinstance(data, dict) and MIME in data:
+                found.setdefault(gid, []).append(data[MIME])
+    return found
+
+
+def execute_solution(nb: Any, prefix: str = "course-reference-") -> None:
+    """Run a notebook of the lesson's own code (a solution, or the probe's
+    watched copy) in a plain kernel of its own, in a new empty folder."""
+    from nbclient import NotebookClient
+
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        NotebookClient(
+            nb,
+            timeout=TIMEOUT,
+            kernel_name="python3",
+            allow_errors=True,
+            resources={"metadata": {"path": str(folder)}},
+            extra_arguments=[
+                "--HistoryManager.enabled=False",
+                "--IPKernelApp.log_level=ERROR",
+            ],
+        ).execute(env=dict(os.environ, **GRADING_ENV))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(source: Path) -> dict[str, Any]:
+    """Execute the solution notebook; return each hidden test's results tree."""
+    nb = source_to_notebook(source)
+    execute_solution(nb)
+    failed = [
+        f"{grade_id(c) or c.get('id')}: {o.get('ename')}: {o.get('evalue')}"
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
+    if failed:
+        raise ReferenceError(
+            f"the solution of {source.stem} fails its own cells: " + "; ".join(failed)
+        )
+    results = {}
+    for gid, payloads in results_of(nb).items():
+        if len(payloads) != 1:
+            raise ReferenceError(f"{source.stem}: {gid} sent {len(payloads)} results")
+        results[gid] = payloads[0]["results"]
+    return results
+
+
+def reference_results(lesson: str) -> dict[str, Any]:
+    """``{hidden test grade_id: results tree}`` of the lesson's solution.
+
+    Computed on first use (a few seconds: the lesson runs once) and cached.
+
+    Raises:
+        ReferenceError: the solution fails its own tests.
+    """
+    source = find_lesson(lesson)
+    return _cached(source.stem, _fingerprint(source), lambda: _run(source))
+
+
+def _cached(stem: str, key: str, compute: Any) -> dict[str, Any]:
+    """``compute()``'s JSON, kept as ``<stem>-<key>.json`` in :func:`cache_dir`;
+    computed once by one process at a time, older versions removed."""
+    cache = cache_dir() / f"{stem}-{key}.json"
+    if cache.is_file():
+        return json.loads(cache.read_text(encoding="utf-8"))
+    with locked(cache.with_suffix(".lock")):
+        if cache.is_file():  # another process computed it meanwhile
+            return json.loads(cache.read_text(encoding="utf-8"))
+        found = compute()
+        tmp = cache.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(found), encoding="utf-8")
+        os.replace(tmp, cache)
+        kind = key.split("-")[0] + "-" if key.startswith("measured-") else ""
+        for old in cache.parent.glob(f"{stem}-{kind}*.json"):
+            measured = old.name.startswith(f"{stem}-measured-")
+            if old != cache and measured == bool(kind):
+                old.unlink(missing_ok=True)
+                old.with_suffix(".lock").unlink(missing_ok=True)  # older layout
+        return found
+
+
+def _measure(source: Path) -> dict[str, Any]:
+    """Run the solution's measured program; return each test's record."""
+    import nbformat
+    from traitlets.config import Config
+
+    from autograder.grading.chain.measured import records_of, run_error, run_program
+    from autograder.grading.measured import build
+
+    nb = source_to_notebook(source)
+    release = REPO_ROOT / "notebooks" / source.stem / f"{source.stem}.ipynb"
+    program = build(nb, nbformat.read(release, as_version=4))
+    if program.refused:
+        raise ReferenceError(f"{source.stem}: the answer rules refuse the solution: "
+                             f"{program.refused}")  # fmt: skip
+    config = Config()
+    config.GradingExecute.timeout = TIMEOUT
+    folder = Path(tempfile.mkdtemp(prefix="course-reference-"))
+    try:
+        outputs = run_program(
+            program.to_json("reference", TIMEOUT), config,
+            {"metadata": {"path": str(folder)}},
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    records = records_of(outputs, None)
+    problems = [f"the run stopped: {run_error(outputs)}"] if run_error(outputs) else []
+    for gid in program.tests:
+        record = records.get(gid)
+        if record is None:
+            problems.append(f"{gid}: no record")
+        elif record.get("error") or record.get("tampered"):
+            problems.append(f"{gid}: {record.get('error') or record.get('tampered')}")
+        elif not all(c.get("ok") for c in record.get("checks", [])):
+            problems.append(f"{gid}: a check failed")
+    if problems:
+        raise ReferenceError(
+            f"the solution of {source.stem} fails its measured run: "
+            + "; ".join(problems)
+        )
+    return {gid: records[gid] for gid in program.tests}
+
+
+def measured_reference(lesson: str) -> dict[str, Any]:
+    """``{test grade_id: record}`` of the lesson's solution in the measured run
+    (:mod:`autograder.grading.harness`), computed on first use and cached like
+    :func:`reference_results`.
+
+    Raises:
+        ReferenceError: the solution fails a test there, or breaks the rules.
+    """
+    source = find_lesson(lesson)
+    digest = hashlib.sha256(_fingerprint(source).encode())
+    for name in ("harness.py", "hooks.py", "measured.py", "answer_rules.py"):
+        digest.update((Path(__file__).parent / name).read_bytes())
+    release = REPO_ROOT / "notebooks" / source.stem / f"{source.stem}.ipynb"
+    digest.update(release.read_bytes() if release.is_file() else b"")
+    key = f"measured-{digest.hexdigest()[:20]}"
+    return _cached(source.stem, key, lambda: _measure(source))

@@ -1,0 +1,3 @@
+"""What students and readers get: the release (``release``, with its delegation
+probe in ``probe`` and ``probe_watch``), the student bundle (``bundle``) and
+the website (``site``, ``site_pages``, ``site_scan``)."""

@@ -1,0 +1,173 @@
+"""The student bundle: everything a student of a graded class may see, nothing more.
+
+``course student-bundle`` (``make student-bundle``) writes
+``dist/gpu-course-student-<version>.zip`` holding:
+
+- ``notebooks/``: the student edition, exactly as released (no answers, no
+  hidden tests, no outputs);
+- ``data/recorded/``: the GPU results recorded on real hardware that the
+  lessons show (the lessons' other data are generated, or ship with
+  scikit-learn: nothing is downloaded);
+- ``wheels/``: the student wheel (the ``course`` library alone, no grader);
+- ``README.md``: how to install and start.
+
+Every file is checked before the archive is written: no solution or hidden-test
+marker, no reference name, no sample answer, no grader module, no outputs in
+a notebook. A bundle that fails the check is not written.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from autograder.lessons import REFERENCE_PREFIX, REPO_ROOT, find_leaks
+from autograder.lessons.conventions import hidden_markers, solution_markers
+
+STUDENT_README = """\
+# GPU acceleration with Python: student bundle
+
+This folder holds the course's notebooks and the small library they import.
+Your instructor grades your work; the answers and the grading tests are not
+here.
+
+## Start
+
+    python -m venv .venv
+    .venv/bin/pip install wheels/*.whl jupyterlab   # NumPy, PyTorch, matplotlib,
+                                                    # scikit-learn come with it
+    .venv/bin/python -m course doctor               # what your machine has
+    .venv/bin/jupyter lab notebooks/
+
+On a machine with an NVIDIA GPU, also install CuPy for your CUDA version
+(`pip install cupy-cuda12x`, or `cupy-cuda13x`). Without a GPU every lesson
+runs on the CPU and shows GPU figures recorded on real hardware, labelled with
+the hardware and the date.
+
+Each notebook has "Task N.M" cells: replace the stub with your code, then run
+the test cell after it, which says what to fix. Submit the notebook the way
+your instructor asked (the nbgrader assignment list, a learning platform, or
+e-mail).
+"""
+
+
+class BundleError(RuntimeError):
+    """The bundle would hold something a student must not see."""
+
+
+def build_wheel(out: Path) -> Path:
+    """Build the student wheel (``student/``) into ``out``; return its path."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "student"
+        source.mkdir()
+        shutil.copyfile(
+            REPO_ROOT / "student" / "pyproject.toml", source / "pyproject.toml"
+        )
+        (source / "course").symlink_to(REPO_ROOT / "course")
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--quiet",
+                "--no-deps",
+                "--no-build-isolation",
+                "-w",
+                str(out),
+                str(source),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    (wheel,) = Path(out).glob("gpu_course_student-*.whl")
+    return wheel
+
+
+def _forbidden_text() -> list[str]:
+    """Strings no file in the bundle may contain."""
+    from autograder.samples import all_samples
+
+    marks = [*solution_markers(), *hidden_markers(), REFERENCE_PREFIX, "autograder."]
+    # From each sample's answers, a line that neither the student edition nor
+    # the student library holds: found in a bundle, it can only be a leak.
+    shipped = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in [
+            *(REPO_ROOT / "notebooks").rglob("*.ipynb"),
+            *(REPO_ROOT / "course").rglob("*.py"),
+        ]
+    )
+    for sample in all_samples():
+        for code in sample.answers.values():
+            own = [
+                line.strip()
+                for line in code.splitlines()
+                if len(line.strip()) > 30 and line.strip() not in shipped
+            ]
+            marks += own[:1]
+    return marks
+
+
+def check_files(root: Path) -> list[str]:
+    """Everything under ``root`` a student must not receive."""
+    problems = []
+    forbidden = _forbidden_text()
+    for path in sorted(p for p in Path(root).rglob("*") if p.is_file()):
+        name = path.relative_to(root).as_posix()
+        if name.startswith(("solutions/", "autograder/", "tests/")):
+            problems.append(f"{name}: grader or answer folder")
+            continue
+        if path.suffix == ".ipynb":
+            problems += [f"{name}: {p}" for p in find_leaks(path)]
+        if path.suffix == ".whl":
+            with zipfile.ZipFile(path) as wheel:
+                members = wheel.namelist()
+                texts = {m: wheel.read(m).decode("utf-8", "replace") for m in members}
+            problems += [
+                f"{name}: holds {m}" for m in members if m.split("/")[0] == "autograder"
+            ]
+        else:
+            texts = {name: path.read_text(encoding="utf-8", errors="replace")}
+        for member, text in texts.items():
+            problems += [
+                f"{member}: contains {mark!r}" for mark in forbidden if mark in text
+            ]
+    return problems
+
+
+def build_bundle(out_dir: Path | None = None, log=print) -> Path:
+    """Write the student bundle; return the archive's path.
+
+    Raises:
+        BundleError: a file would leak an answer, a hidden test or the grader.
+    """
+    from importlib.metadata import version
+
+    out_dir = Path(out_dir or REPO_ROOT / "dist")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "gpu-course-student"
+        shutil.copytree(REPO_ROOT / "notebooks", root / "notebooks")
+        shutil.copytree(
+            REPO_ROOT / "course" / "recorded",
+            root / "data" / "recorded",
+            ignore=shutil.ignore_patterns(".gitkeep"),
+        )
+        log("building the student wheel...")
+        build_wheel(root / "wheels")
+        (root / "README.md").write_text(STUDENT_README, encoding="utf-8")
+        problems = check_files(root)
+        if problems:
+            raise BundleError("the student bundle would leak:\n" + "\n".join(problems))
+        archive = out_dir / f"gpu-course-student-{version('gpu-course')}.zip"
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
+            for path in sorted(p for p in root.rglob("*") if p.is_file()):
+                bundle.write(path, Path(root.name) / path.relative_to(root))
+    log(f"student bundle: {archive}")
+    return archive

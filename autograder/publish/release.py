@@ -1,0 +1,73 @@
+"""Write the student edition: ``solutions/NN/NN.py`` -> ``notebooks/NN/NN.ipynb``.
+
+For each lesson, in a scratch course (so the ``.py`` source never sits next to
+the notebook nbgrader releases): convert the source to a notebook, run
+``nbgrader generate_assignment`` (answers become stubs, hidden tests and outputs
+are removed, checksums recorded), check the result for leaks, and only then
+copy it to ``notebooks/``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from autograder.config.scratch import ScratchCourse
+from autograder.lessons import REPO_ROOT, find_leaks, lesson_names, write_notebook
+
+
+class LeakError(RuntimeError):
+    """A released notebook contains solution, hidden-test or output text."""
+
+
+def _normalise(path: Path) -> None:
+    """Rewrite a released notebook in canonical form, without jupytext metadata."""
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata.pop("jupytext", None)
+    write_notebook(nb, path)
+
+
+def release(
+    lessons: list[str] | None = None,
+    out_dir: Path | None = None,
+    *,
+    log=print,
+    probe: bool = False,
+) -> list[Path]:
+    """Release lessons (default: all) into ``out_dir`` (default: ``notebooks/``).
+
+    With ``probe``, then run the delegation probe of every lesson
+    (:mod:`autograder.publish.probe`). Returns the written notebook paths.
+
+    Raises:
+        LeakError: a released file contains solution or hidden-test text.
+        DelegationError: a course helper reproduces a hidden test's results.
+        RuntimeError: nbgrader failed on a lesson.
+    """
+    out_dir = REPO_ROOT / "notebooks" if out_dir is None else Path(out_dir)
+    names = lesson_names() if lessons is None else lessons
+    written: list[Path] = []
+    with ScratchCourse() as course:
+        for name in names:
+            released = course.generate(name)
+            # Checked in the scratch course, before anything reaches out_dir.
+            for notebook in sorted(released.rglob("*.ipynb")):
+                _normalise(notebook)
+                problems = find_leaks(notebook)
+                if problems:
+                    raise LeakError(f"{notebook.name}: {'; '.join(problems)}")
+            target = out_dir / released.name
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(released, target)
+            written += sorted(target.rglob("*.ipynb"))
+            log(f"released {released.name} -> {target}")
+    if probe:
+        from autograder.publish.probe import run_probe
+
+        for name in names:
+            report = run_probe(name)
+            log(f"probe {name}: no course helper reproduces a hidden test ({report})")
+    return written
