@@ -136,3 +136,23 @@ def test_the_instructor_parts_import_downwards_only():
                 continue
             wrong.append(f"{path.relative_to(REPO_ROOT)}:{line} imports {name}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_old_module_names_are_the_moved_modules():
+    """Configs and commands that name the old modules get the very same ones."""
+    import importlib
+
+    for old, new in (
+        ("autograder.late", "autograder.classgrade.late"),
+        ("autograder.lms", "autograder.classgrade.lms"),
+        ("autograder.sandbox", "autograder.grading.kernel.sandbox"),
+        ("autograder.bench_grading", "autograder.measure.bench_grading"),
+        ("autograder.chain", "autograder.grading.chain"),
+        ("autograder.chain.execute", "autograder.grading.chain.execute"),
+    ):
+        assert importlib.import_module(old) is importlib.import_module(new), old
+    from traitlets.utils.importstring import import_item
+
+    from autograder.classgrade.late import PerHourPenalty
+
+    assert import_item("autograder.late.PerHourPenalty") is PerHourPenalty
