@@ -18,10 +18,8 @@ from autograder.classgrade.intake import Submission, collect_submissions
 from autograder.classgrade.reports import Result
 from autograder.classgrade.store import stored
 from autograder.classgrade.worker import Job
+from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_OUT, DEFAULT_TIMEOUT
 from autograder.lessons import find_lesson
-
-DEFAULT_TIMEOUT = 60
-DEFAULT_MEMORY_MB = 4096
 
 Key = tuple[str, str]  # (student, lesson)
 
@@ -44,7 +42,7 @@ class Request:
 
     source: Path
     lesson: str | None = None
-    out_dir: Path = Path("grading")
+    out_dir: Path = DEFAULT_OUT
     force: bool = False
     timeout: int = DEFAULT_TIMEOUT
     memory_mb: int = DEFAULT_MEMORY_MB

@@ -16,6 +16,7 @@ from pathlib import Path
 from autograder.cli.check import check as _check
 from autograder.cli.grade import grade as _grade
 from autograder.cli.grade import read_map as _read_map  # noqa: F401 - tests use it
+from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_OUT, DEFAULT_TIMEOUT
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -179,18 +180,21 @@ def build_parser() -> argparse.ArgumentParser:
         dest="lesson",
         help="lesson, e.g. 01_devices (default: all; --assignment is nbgrader's name)",
     )
-    grade.add_argument("--out", default="grading", help="output folder")
+    grade.add_argument("--out", default=str(DEFAULT_OUT), help="output folder")
     grade.add_argument(
         "--jobs", type=int, default=None, help="parallel workers (default: cores)"
     )
     grade.add_argument("--force", action="store_true", help="regrade everything")
     grade.add_argument(
-        "--timeout", type=int, default=60, help="seconds per cell (default 60)"
+        "--timeout",
+        type=int,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds per cell (default {DEFAULT_TIMEOUT})",
     )
     grade.add_argument(
         "--memory",
         type=int,
-        default=4096,
+        default=DEFAULT_MEMORY_MB,
         help="address-space cap in MiB per grading process (0: none; not applied "
         "on machines with an NVIDIA GPU, where CUDA needs a large address space)",
     )
@@ -262,7 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--out", default=str(Path.home() / ".course-check"), help="where feedback goes"
     )
-    check.add_argument("--timeout", type=int, default=60, help="seconds per cell")
+    check.add_argument(
+        "--timeout", type=int, default=DEFAULT_TIMEOUT, help="seconds per cell"
+    )
     _weak_confinement_flag(check)
     check.set_defaults(func=_check)
 

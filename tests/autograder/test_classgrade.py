@@ -360,4 +360,10 @@ def test_a_batch_of_two_lessons_fills_one_course_gradebook(tmp_path):
             "02_migration",
         ]
         for lesson in (LESSON, "02_migration"):
-            assert gradebook.find_submission(lesson, "ivy").score == 0
+            submission = gradebook.find_submission(lesson, "ivy")
+            assert submission.score == 0
+            # As nbgrader's own autograde: a cell with an auto score needs no
+            # manual grade, so formgrader's triage lists none of them.
+            assert submission.needs_manual_grade is False
+            grades = [g for nb in submission.notebooks for g in nb.grades]
+            assert grades and not any(g.needs_manual_grade for g in grades)
