@@ -18,10 +18,10 @@
   ``result_nodes``), kernels compiled for real (``cuda_compile``,
   ``cuda_signature``, ``cuda_messages``), ``feedback``; the package's own
   functions grade a few notebooks from Python.
-- ``classgrade``: a class graded: ``plan``, ``worker``, ``store``,
-  ``batch`` (run and publish), ``intake`` and ``unzip``, ``gradebook``,
-  ``late`` (penalties), ``lms`` (Canvas and Moodle files), ``reports``,
-  ``progress``.
+- ``classgrade``: a class graded: ``request`` (``Request``, ``plan``),
+  ``worker``, ``store``, ``batch`` (run and publish), ``intake`` and
+  ``unzip``, ``gradebook``, ``late`` (penalties), ``lms`` (Canvas and Moodle
+  files), ``reports``, ``progress``.
 - ``measure``: ``bench`` (``course bench``), ``bench_grading``, ``gpu_check``,
   ``gpu_compare``, ``gpu_extras``, ``gpu_model_check``, ``gpu_sync_checks``.
 - ``config``: ``scratch`` (the nbgrader settings each run loads, the grader's

@@ -1,33 +1,32 @@
-"""Grade a whole class: parallel, resumable nbgrader autograde, with reports.
+"""Grade a whole class: parallel, resumable, into the course gradebook, with reports.
 
 ``course grade SOURCE`` grades every submission in SOURCE (see
-:mod:`autograder.classgrade.intake` for the layouts it reads). Each submission
-is graded by plain ``nbgrader autograde`` with the course's configuration, in a
-job folder of its own, by a pool of worker processes; the grading chain
-(:mod:`autograder.grading.chain`) reassembles the notebook on the released edition, runs
-it in a confined kernel and judges every test cell outside that kernel. Each
-result is written the moment it is known, so an interrupted run loses nothing
-and a rerun grades only what is missing or changed.
+:mod:`autograder.classgrade.intake` for the layouts it reads) with the course's
+grading chain (:mod:`autograder.grading.chain`: the submission reassembled on
+the released edition, run in confined kernels, every test cell judged outside
+them), one job per submission, on a pool of worker processes or any executor.
+Each result is stored the moment it is known, so an interrupted run loses
+nothing and a rerun grades only what is missing or changed.
 
-Grading is three steps: ``plan`` (a typed :class:`Request`; intake in
-``intake``, selection, what an earlier run graded), ``run`` (one
-:class:`Job` per submission in ``worker``, on any executor; results stored by
-``store`` as they arrive) and ``publish`` (the course gradebook in
-``gradebook``, then lateness, ``reports`` and feedback); ``batch`` holds the
-last two and :func:`grade_class`, which does all three.
+Grading is three steps: ``plan`` (in ``request``, with the typed
+:class:`Request`; intake in ``intake``, selection, what an earlier run
+graded), ``run`` (one :class:`Job` per submission in ``worker``, on any
+executor; results stored by ``store`` as they arrive) and ``publish`` (the
+course gradebook in ``gradebook``, then lateness, ``reports`` and feedback);
+``batch`` holds the last two and :func:`grade_class`, which does all three.
 """
 
 from autograder.classgrade.batch import grade_class, publish, run, worker_pool
 from autograder.classgrade.intake import IntakeError, Submission, collect_submissions
-from autograder.classgrade.plan import (
+from autograder.classgrade.progress import Progress
+from autograder.classgrade.reports import ClassReport, Result, write_reports
+from autograder.classgrade.request import (
     DEFAULT_MEMORY_MB,
     DEFAULT_TIMEOUT,
     Plan,
     Request,
     plan,
 )
-from autograder.classgrade.progress import Progress
-from autograder.classgrade.reports import ClassReport, Result, write_reports
 from autograder.classgrade.store import Graded
 from autograder.classgrade.worker import Job, grade_job
 from autograder.grading.chain.reassemble import reassemble

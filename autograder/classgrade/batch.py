@@ -1,6 +1,6 @@
 """The batch: ``plan``, ``run`` and ``publish``, and :func:`grade_class` for all three.
 
-- :func:`autograder.classgrade.plan.plan`: intake and selection;
+- :func:`autograder.classgrade.request.plan`: intake and selection;
 - :func:`run`: one job per submission on any ``concurrent.futures.Executor``
   (by default :func:`worker_pool`); each result is stored as it arrives
   (:mod:`autograder.classgrade.store`);
@@ -20,19 +20,19 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from autograder.classgrade import store
-from autograder.classgrade.plan import (
-    DEFAULT_MEMORY_MB,
-    DEFAULT_TIMEOUT,
-    Plan,
-    Request,
-    plan,
-)
 from autograder.classgrade.progress import Progress
 from autograder.classgrade.reports import (
     ClassReport,
     Result,
     feedback_to_course,
     write_reports,
+)
+from autograder.classgrade.request import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_TIMEOUT,
+    Plan,
+    Request,
+    plan,
 )
 from autograder.classgrade.worker import grade_job
 
@@ -182,7 +182,7 @@ def grade_class(
 ) -> ClassReport:
     """Grade every submission in ``source``: plan, run, publish.
 
-    ``options`` are the fields of :class:`~autograder.classgrade.plan.Request`
+    ``options`` are the fields of :class:`~autograder.classgrade.request.Request`
     (``out_dir``, ``force``, ``timeout``, ``gradebook``, ``due``, ...).
     ``jobs`` workers grade side by side in :func:`worker_pool`, unless an
     ``executor`` is given; ``on_result`` is called with each result as it

@@ -56,6 +56,24 @@ def locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def library_fingerprint() -> str:
+    """Changes whenever the student library (every file of ``course/``) or
+    the NumPy and torch it runs on change: part of every cache key of what a
+    lesson computes. Reads versions from package metadata (importing torch
+    would cost seconds)."""
+    from importlib.metadata import version
+
+    from autograder.lessons import REPO_ROOT
+
+    digest = hashlib.sha256()
+    for path in sorted((REPO_ROOT / "course").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(REPO_ROOT)).encode())
+            digest.update(path.read_bytes())
+    digest.update(f"{version('numpy')} {version('torch')}".encode())
+    return digest.hexdigest()
+
+
 def _template_key(lesson: str) -> str:
     """Changes whenever the generated course could: the lesson as converted,
     its data files, the course's nbgrader settings and nbgrader's version."""

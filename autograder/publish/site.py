@@ -98,16 +98,13 @@ def page_notebook(lesson: str) -> Any:
 
 
 def _fingerprint(nb: Any) -> str:
+    """The executed lesson's cache key: its text and the library it runs on."""
     import nbformat
-    import numpy
-    import torch
+
+    from autograder.config.scratch import library_fingerprint
 
     digest = hashlib.sha256(nbformat.writes(nb).encode())
-    for path in sorted((REPO_ROOT / "course").rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(REPO_ROOT)).encode())
-            digest.update(path.read_bytes())
-    digest.update(f"{numpy.__version__} {torch.__version__}".encode())
+    digest.update(library_fingerprint().encode())
     return digest.hexdigest()[:20]
 
 

@@ -132,7 +132,7 @@ def test_the_filter_refuses_other_abis_and_x32():
 
 
 def test_without_namespaces_grading_stops_unless_weaker_is_accepted(monkeypatch):
-    from autograder.classgrade.plan import Request, _check_confinement
+    from autograder.classgrade.request import Request, _check_confinement
     from autograder.cli import build_parser
 
     def check(sandbox_on: bool, weak: bool) -> str:
