@@ -15,7 +15,12 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import (
+    Executor,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    as_completed,
+)
 from dataclasses import asdict, fields
 from pathlib import Path
 
@@ -34,6 +39,7 @@ from autograder.classgrade.request import (
     Request,
     plan,
 )
+from autograder.classgrade.store import Graded
 from autograder.classgrade.worker import grade_job
 
 __all__ = [
@@ -98,10 +104,26 @@ def run(
 ) -> Iterator[Result]:
     """Grade the plan's jobs on ``executor``; store and yield each result as it
     arrives (a one-question regrade yields the merged result)."""
+    if isinstance(executor, ThreadPoolExecutor):
+        raise TypeError(
+            "run() needs an executor of processes (worker_pool(), a "
+            "ProcessPoolExecutor or a cluster's): a job caps its process's "
+            "memory and sets its environment"
+        )
     out, question = planned.out_dir, planned.request.question
-    futures = [executor.submit(grade_job, job) for job in planned.jobs]
+    futures = {executor.submit(grade_job, job): job for job in planned.jobs}
     for future in as_completed(futures):
-        graded = future.result()
+        try:
+            graded = future.result()
+        except Exception as exc:  # noqa: BLE001 - a lost worker fails one job
+            job = futures[future]
+            graded = Graded(
+                Result(
+                    job.student, job.lesson, "error", digest=job.digest,
+                    message=f"the grading worker failed: {type(exc).__name__}: "
+                    f"{exc}"[:500],
+                )
+            )  # fmt: skip
         result = graded.result
         earlier = planned.earlier.get((result.student, result.lesson))
         if question is not None and earlier is not None:

@@ -122,13 +122,23 @@ def record(
             course.update_or_create_student(result.student)
             try:
                 submission = course.find_submission(result.lesson, result.student)
+                scored = any(
+                    g.auto_score is not None or g.manual_score is not None
+                    for nb in submission.notebooks
+                    for g in nb.grades
+                )
             except MissingEntry:
                 submission = course.add_submission(result.lesson, result.student)
+                scored = False
             submission.timestamp = (
                 parse_time(result.submitted_at) if result.submitted_at else None
             )
-            one = only_question is not None and (
-                (result.student, result.lesson) not in (whole or set())
+            # One cell only where the gradebook has this submission's other
+            # scores already; otherwise every cell (the result is whole).
+            one = (
+                only_question is not None
+                and scored
+                and (result.student, result.lesson) not in (whole or set())
             )
             for cell, (score, _) in result.per_question.items():
                 if one and cell != only_question:
@@ -190,12 +200,17 @@ def read_lateness(
 
 
 def refresh_feedback(
-    results: Iterable[Result], db_url: str, out_dir: Path
+    results: Iterable[Result],
+    db_url: str,
+    out_dir: Path,
+    bases: dict[tuple[str, str], list] | None = None,
 ) -> list[str]:
     """Render each graded result's feedback page again from the course
     gradebook at ``db_url``: its scores, formgrader's manual scores and
     comments, and the late penalty, as nbgrader's ``generate_feedback`` shows
-    them. Returns a problem line per page that could not be rendered."""
+    them; each result's ``page_basis`` becomes its entry in ``bases`` (what
+    the gradebook held). Returns a problem line per page that could not be
+    rendered."""
     import nbformat
 
     from autograder.classgrade.store import notebook_path, page_path, write_text
@@ -218,6 +233,7 @@ def refresh_feedback(
         page = page_path(out_dir, r.student, r.lesson)
         write_text(page, html)
         r.feedback = str(page)
+        r.page_basis = list((bases or {}).get((r.student, r.lesson), []))
     return problems
 
 
@@ -247,7 +263,7 @@ def publish_to_gradebook(
     )
     # Every row's lateness as the gradebook has it now, regraded or not.
     lateness = read_lateness(db_url, [(r.student, r.lesson) for r in ordered])
-    stale = []
+    stale, bases = [], {}
     fresh = {(r.student, r.lesson) for r in mine}
     for result in ordered:
         seconds, penalty, raw, by_hand = lateness.get(
@@ -255,12 +271,14 @@ def publish_to_gradebook(
         )
         result.seconds_late, result.late_penalty = seconds, penalty
         result.gradebook_score = raw
+        # What the page shows: the gradebook's view when it was last drawn
+        # from it, else the notebook's own (no penalty, nothing by hand).
+        shown = result.page_basis or [0.0, False, result.score]
+        now = [penalty, by_hand, result.score if raw is None else raw]
+        bases[(result.student, result.lesson)] = now
         if (result.student, result.lesson) in fresh and (
-            penalty
-            or by_hand
-            or request.question is not None  # the page has the new run's scores
-            or (raw is not None and raw != result.score)
+            now != shown or request.question is not None  # new run's scores
         ):
             stale.append(result)
     # (A precise regrade leaves everyone else's page as it was.)
-    return refresh_feedback(stale, db_url, out)
+    return refresh_feedback(stale, db_url, out, bases)

@@ -27,6 +27,9 @@ class Result:
     hints: dict[str, str] = field(default_factory=dict)
     review: list[str] = field(default_factory=list)  # code worth a look (scan)
     manual: list[str] = field(default_factory=list)  # grade cells for a person
+    #: What the feedback page was last drawn from: [] for the graded notebook
+    #: itself, else the gradebook's [penalty, by hand, raw score] at the time.
+    page_basis: list = field(default_factory=list)
     verdict_seconds: float = 0.0  # what the verdict step took
     submitted_at: str = ""  # ISO, UTC; "" when the submission carries no time
     seconds_late: float = 0.0  # past the gradebook's due date

@@ -75,7 +75,7 @@ class Plan:
     results: dict[Key, Result]  # reused from an earlier run
     earlier: dict[Key, Result | None]  # a precise regrade's earlier results
     problems: list[str]
-    courses: dict[str, Path]  # each lesson's generated course (read only)
+    courses: dict[str, Path]  # each lesson's course root for the jobs: its release
     gradebooks: dict[str, Path]  # a copy of each lesson's generated gradebook
     kernels: str  # how kernels are isolated, for the summary
     whole: set[Key] = field(default_factory=set)  # regraded with no earlier result
@@ -178,12 +178,17 @@ def plan(request: Request, workers: int | None = None) -> Plan:
     wanted = submissions if request.gradebook and not request.precise else todo
     courses, gradebooks, cells = {}, {}, {}
     for name in sorted({s.lesson for s in wanted}):
-        courses[name] = cached_course(name)
+        cached = cached_course(name)
         reference_results(name)
+        # The jobs' course root: the release, copied (a rebuilt cache entry
+        # replaces the cached folder, maybe while this batch runs).
+        courses[name] = work / "templates" / name
+        shutil.rmtree(courses[name], ignore_errors=True)
+        shutil.copytree(cached / "notebooks" / name, courses[name] / "notebooks" / name)
         # A copy: nbgrader's Gradebook may write to what it opens.
         gradebooks[name] = work / "templates" / f"{name}.db"
         gradebooks[name].parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(courses[name] / "gradebook.db", gradebooks[name])
+        shutil.copyfile(cached / "gradebook.db", gradebooks[name])
         cells[name] = work / "templates" / f"{name}.cells.json"
         data = export_cells(f"sqlite:///{gradebooks[name]}", name)
         cells[name].write_text(json.dumps(data), encoding="utf-8")

@@ -36,7 +36,7 @@ class Job:
     lesson: str
     path: str
     digest: str
-    course: str  # the lesson's generated course (read only): release, config root
+    course: str  # the jobs' course root for the lesson: its release, read only
     cells: str  # the lesson's cells as its gradebook has them (JSON)
     workdir: str  # this job's scratch folder, removed when it ends
     timeout: int

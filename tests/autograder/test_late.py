@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import zipfile
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -171,3 +172,49 @@ def test_a_zip_entry_with_a_utc_timestamp_uses_it(tmp_path):
     found, problems = collect_submissions(archive, None, tmp_path / "w")
     assert found[0].submitted_at == "2026-11-30T09:15:00"  # not the local 10:15
     assert any("zip's file dates" in p for p in problems)
+
+
+@pytest.mark.slow
+def test_a_page_follows_the_gradebook_when_the_penalty_goes_away(tmp_path):
+    """A rerun reuses the grade; the page is drawn again when the gradebook's
+    view changed (here: a later due date removes the penalty)."""
+    from autograder.classgrade import grade_class
+    from tests.lesson_helpers import submission
+
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
+        "c.PerHourPenalty.points_per_hour = 1\n"
+    )
+    folder = tmp_path / "in"
+    folder.mkdir()
+    submission(LESSON, folder / f"ann_{LESSON}.ipynb")
+    common = {
+        "out_dir": tmp_path / "out",
+        "progress": False,
+        "jobs": 1,
+        "gradebook": course / "gradebook.db",
+        "times": {f"ann_{LESSON}.ipynb": "2026-12-01T12:30:00Z"},
+    }
+    (late,) = grade_class(folder, LESSON, due="2026-12-01T10:00Z", **common).results
+    assert late.late_penalty == 3 and late.final == late.score - 3
+    line = "Late submission penalty (Score: -3.0)"
+    assert line in Path(late.feedback).read_text(encoding="utf-8")
+    again = grade_class(folder, LESSON, due="2026-12-01T14:00Z", **common)
+    (on_time,) = again.results
+    assert again.reused == 1 and on_time.late_penalty == 0
+    assert "Late submission penalty" not in Path(on_time.feedback).read_text(
+        encoding="utf-8"
+    )
+
+
+def test_a_thread_pool_is_refused_before_any_job_runs(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from autograder.classgrade import Plan, Request, run
+
+    planned = Plan(Request(tmp_path), tmp_path, [], [], [], {}, {}, [], {}, {}, "")
+    with ThreadPoolExecutor(1) as pool, pytest.raises(TypeError, match="processes"):
+        list(run(planned, pool))
