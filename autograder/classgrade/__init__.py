@@ -20,15 +20,10 @@ from autograder.classgrade.batch import grade_class, publish, run, worker_pool
 from autograder.classgrade.intake import IntakeError, Submission, collect_submissions
 from autograder.classgrade.progress import Progress
 from autograder.classgrade.reports import ClassReport, Result, write_reports
-from autograder.classgrade.request import (
-    DEFAULT_MEMORY_MB,
-    DEFAULT_TIMEOUT,
-    Plan,
-    Request,
-    plan,
-)
+from autograder.classgrade.request import Plan, Request, plan
 from autograder.classgrade.store import Graded
 from autograder.classgrade.worker import Job, grade_job
+from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 from autograder.grading.chain.reassemble import reassemble
 
 __all__ = [

@@ -32,19 +32,10 @@ from autograder.classgrade.reports import (
     feedback_to_course,
     write_reports,
 )
-from autograder.classgrade.request import (
-    DEFAULT_MEMORY_MB,
-    DEFAULT_TIMEOUT,
-    Plan,
-    Request,
-    plan,
-)
-from autograder.classgrade.store import Graded
+from autograder.classgrade.request import Plan, Request, plan
 from autograder.classgrade.worker import grade_job
 
 __all__ = [
-    "DEFAULT_MEMORY_MB",
-    "DEFAULT_TIMEOUT",
     "grade_class",
     "publish",
     "run",
@@ -117,7 +108,7 @@ def run(
             graded = future.result()
         except Exception as exc:  # noqa: BLE001 - a lost worker fails one job
             job = futures[future]
-            graded = Graded(
+            graded = store.Graded(
                 Result(
                     job.student, job.lesson, "error", digest=job.digest,
                     message=f"the grading worker failed: {type(exc).__name__}: "

@@ -94,7 +94,7 @@ def _source_limit(job: Job) -> int:
     return source_limit(_config(job))
 
 
-def _too_large(job: Job, result: Result, size: int, limit: int) -> None:
+def _too_large(release: Any, result: Result, size: int, limit: int) -> None:
     """A submission over the size limit: every test cell 0, with the reason."""
     result.status = "too-large"
     result.message = (
@@ -102,7 +102,6 @@ def _too_large(job: Job, result: Result, size: int, limit: int) -> None:
         f"{limit:,}; clear its outputs (Kernel > Restart Kernel and Clear All "
         "Outputs), remove any data pasted into cells, save and submit again"
     )
-    release = nbformat.read(job.release, as_version=4)
     for cell in release.cells:
         gid, meta = grade_id(cell), nbgrader_meta(cell)
         if gid and meta.get("grade") and not meta.get("solution"):
@@ -110,12 +109,12 @@ def _too_large(job: Job, result: Result, size: int, limit: int) -> None:
             result.hints[gid] = "NotebookTooLarge: " + result.message
 
 
-def _read_submission(job: Job, result: Result) -> Any | None:
+def _read_submission(job: Job, release: Any, result: Result) -> Any | None:
     """The submitted notebook, or None with the result's status set."""
     path = Path(job.path)
     size, limit = (path.stat().st_size if path.is_file() else 0), _source_limit(job)
     if limit and size > limit:  # never parsed: reading it is the cost
-        _too_large(job, result, size, limit)
+        _too_large(release, result, size, limit)
         return None
     try:
         with warnings_silenced():
@@ -176,7 +175,7 @@ def _grade(job: Job, graded: Graded) -> None:
             if nbgrader_meta(c).get("grade")
         )
     )
-    submitted = _read_submission(job, result)
+    submitted = _read_submission(job, release, result)
     if submitted is None:
         return
     limit_resources(job.memory_mb)
