@@ -311,16 +311,16 @@ def race_check() -> Iterator[CheckReport]:
         )
     from numba.cuda.simulator import kernel, kernelapi
 
+    from course import simblocks
+
     report = CheckReport()
-    original_run = kernel.BlockManager.run
-    original_sync = kernel.BlockThread.syncthreads
     original_thread_run = kernel.BlockThread.run
     original_call = kernel.FakeCUDAKernel.__call__
 
     def syncthreads(self):
         self._course_barriers = getattr(self, "_course_barriers", 0) + 1
         report.barriers += 1
-        return original_sync(self)
+        return simblocks.syncthreads(self)
 
     def thread_run(self):
         try:
@@ -331,7 +331,7 @@ def race_check() -> Iterator[CheckReport]:
 
     def block_run(self, grid_point, *args):
         self._course_counts = {}
-        original_run(self, grid_point, *args)
+        simblocks.run(self, grid_point, *args)
         report.blocks += 1
         counts = self._course_counts
         if len(set(counts.values())) > 1:

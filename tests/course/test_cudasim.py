@@ -244,3 +244,32 @@ def test_a_gpu_numba_cannot_compile_for_falls_back_to_the_simulator(monkeypatch)
     assert cudasim.choose_target() == "simulator"
     assert os.environ["NUMBA_ENABLE_CUDASIM"] == "1"
     assert "no libNVVM" in cudasim.describe_target("simulator")
+
+
+@cuda.jit
+def _count_and_raise(x, out, bad):
+    t = cuda.threadIdx.x
+    if t == bad:
+        out[t] = x[t + 1000]  # out of bounds, while the others wait at the barrier
+    out[t] = cuda.syncthreads_count(x[t] > 0)
+
+
+def test_barriers_open_for_every_thread_and_count_them():
+    # course.simblocks runs checked blocks on events, not numba's polling loop:
+    # every barrier still opens once all running threads reach it.
+    x = np.array([1.0, 0.0, 2.0, 0.0, 3.0, 0.0, 4.0, 0.0])
+    out = np.zeros(8)
+    with race_check() as report:
+        _count_and_raise[1, 8](x, out, -1)
+    np.testing.assert_array_equal(out, np.full(8, 4.0))
+    assert report.barriers == 2 * 8  # syncthreads_count waits twice
+
+
+def test_a_thread_that_raises_ends_the_launch_without_a_hang():
+    with pytest.raises(IndexError, match="tid=\\[3"), race_check():
+        _count_and_raise[1, 8](np.ones(8), np.zeros(8), 3)
+    # The block's other threads were let go: a later launch runs normally.
+    out = np.zeros(8)
+    with race_check():
+        _count_and_raise[1, 8](np.ones(8), out, -1)
+    np.testing.assert_array_equal(out, np.full(8, 8.0))
