@@ -24,6 +24,7 @@
 # from recorded results, labelled with where and when they were measured.
 
 # %%
+import os
 import statistics
 import time
 from dataclasses import replace
@@ -49,6 +50,9 @@ from course.timing import benchmark, synchronize
 device = pick_device()
 NUM_EPOCHS = 300  # raise to 20_000 on a GPU box for the full experiment
 SIZES = [64, 128, 256, 512, 1024]  # matrix sizes for the sweep
+# While a notebook is graded (COURSE_GRADING=1) the demonstrations below run
+# shorter: their timings decide no points, and your feedback shows that run.
+GRADING = os.environ.get("COURSE_GRADING") == "1"
 print(f"Running on {device}; torch {torch.__version__}")
 
 # %% [markdown]
@@ -331,10 +335,12 @@ submit(_got)
 #
 # The same training three ways, on this machine's device: `.item()` every epoch,
 # every 100 epochs, and the history kept on the device. Timings on a shared CPU
-# wobble by tens of percent from run to run, so each variant runs 7 times, and two
-# variants count as different only when their quartile ranges do not overlap.
+# wobble by tens of percent from run to run, so each variant runs 7 times (3 while
+# grading), and two variants count as different only when their quartile ranges
+# do not overlap.
 
 # %%
+RUNS = 3 if GRADING else 7
 variants = {
     "item() every epoch": lambda m: train(m, X, y, NUM_EPOCHS, 1),
     "item() every 100": lambda m: train(m, X, y, NUM_EPOCHS, 100),
@@ -344,7 +350,8 @@ per_epoch = {}
 for name, run in variants.items():
     with SyncCounter() as syncs:
         run(make_model())
-    result = benchmark(lambda run=run: run(make_model()), device, warmup=1, repeat=7)
+    result = benchmark(lambda run=run: run(make_model()), device, warmup=1,
+                       repeat=RUNS)
     per_epoch[name] = replace(result, times=tuple(t / NUM_EPOCHS for t in result.times))
     q1, q3 = per_epoch[name].quartiles
     print(f"{name:>20}: {per_epoch[name].median * 1e6:8.1f} µs/epoch (quartiles "
@@ -359,7 +366,8 @@ for name in ("item() every epoch", "item() every 100"):
         print(f"{name} vs history on device: "
               f"{per_epoch[name].median / baseline.median:.2f}x the time")
 plot_timings(per_epoch, unit="us",
-             title=f"Time per epoch on {device} (median; whiskers: quartiles of 7)")
+             title=f"Time per epoch on {device} (median; whiskers: quartiles of "
+                   f"{RUNS})")
 show("03_sync_variants")
 for run in load_recorded("bench"):
     print(f"\n{run.label} (Iris MLP, the same three ways):")
@@ -382,11 +390,12 @@ for run in load_recorded("bench"):
 # - a copy waits too, then takes `latency + bytes / bus bandwidth`.
 #
 # Below: seed 004's loop (the 4-10-3 network, SGD with lr 0.01, 20,000 epochs),
-# one 200-epoch stretch traced each way and multiplied by 100. **Every GPU
-# figure here is modelled from spec sheets, not measured.**
+# one 200-epoch stretch traced each way and multiplied by 100 (while grading, 20
+# epochs multiplied by 1,000). **Every GPU figure here is modelled from spec
+# sheets, not measured.**
 
 # %%
-SEED_EPOCHS, STRETCH = 20_000, 200
+SEED_EPOCHS, STRETCH = 20_000, (20 if GRADING else 200)
 seed_ways = {
     "item() every epoch": lambda: train(make_model(), X, y, STRETCH, 1, lr=0.01),
     "item() every 200": lambda: train(make_model(), X, y, STRETCH, 200, lr=0.01),
