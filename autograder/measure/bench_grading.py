@@ -37,6 +37,7 @@ import nbformat
 
 from autograder.classgrade import grade_class, reassemble
 from autograder.config.scratch import ScratchCourse
+from autograder.grading.kernel.limits import GRADING_ENV
 from autograder.lessons import REPO_ROOT, lesson_names
 from autograder.samples import all_samples, write_samples
 
@@ -148,7 +149,7 @@ def _warm_share(paths: list[str], queue) -> None:
     }
     km.start_kernel(
         extra_arguments=["--IPKernelApp.log_level=ERROR"],
-        env={**os.environ, **threads},
+        env={**os.environ, **threads, **GRADING_ENV},
     )
     kc = km.client()
     kc.start_channels()
