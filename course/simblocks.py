@@ -37,6 +37,7 @@ class _Block:
     def __init__(self) -> None:
         self.changed = threading.Condition()
         self.ended: list[Any] = []  # threads whose kernel function returned
+        self.waiting = 0  # threads at the barrier now
 
 
 def syncthreads(thread: Any) -> None:
@@ -46,6 +47,7 @@ def syncthreads(thread: Any) -> None:
     block = thread._manager._course_block
     with block.changed:
         thread.syncthreads_blocked = True
+        block.waiting += 1
         block.changed.notify()
     thread.syncthreads_event.wait()
     thread.syncthreads_event.clear()
@@ -82,7 +84,7 @@ def run(manager: Any, grid_point: Any, *args: Any) -> None:
     live = set(threads)
     while live:
         with block.changed:
-            while not block.ended and not _all_blocked(live):
+            while not block.ended and block.waiting < len(live):
                 block.changed.wait(_WAIT_S)
             ended, block.ended = block.ended, []
         for thread in ended:
@@ -96,14 +98,11 @@ def run(manager: Any, grid_point: Any, *args: Any) -> None:
                 other.syncthreads_event.set()
             raise failed.exception[0].with_traceback(failed.exception[1])
         with block.changed:
-            if live and _all_blocked(live):
+            if live and block.waiting == len(live):  # every running thread
+                block.waiting = 0
                 for thread in live:
                     thread.syncthreads_blocked = False
                     thread.syncthreads_event.set()
-
-
-def _all_blocked(live: set) -> bool:
-    return all(t.syncthreads_blocked for t in live)
 
 
 __all__ = ["run", "syncthreads"]
