@@ -62,23 +62,18 @@ def run(manager: Any, grid_point: Any, *args: Any) -> None:
     block = _Block()
     manager._course_block = block
 
-    def body(thread_box: list) -> Any:
-        def target() -> None:
-            try:
-                manager._f(*args)
-            finally:
-                with block.changed:
-                    block.ended.append(thread_box[0])
-                    block.changed.notify()
+    def target() -> None:
+        try:
+            manager._f(*args)
+        finally:  # this thread is a BlockThread: tell the block it is done
+            with block.changed:
+                block.ended.append(threading.current_thread())
+                block.changed.notify()
 
-        return target
-
-    threads = []
-    for point in np.ndindex(*manager._block_dim):
-        box: list = []
-        thread = BlockThread(body(box), manager, grid_point, point, manager._debug)
-        box.append(thread)
-        threads.append(thread)
+    threads = [
+        BlockThread(target, manager, grid_point, point, manager._debug)
+        for point in np.ndindex(*manager._block_dim)
+    ]
     for thread in threads:
         thread.start()
     live = set(threads)
