@@ -18,7 +18,12 @@ column per lesson, titled ``<name> (<Canvas assignment id>)`` when
 ``CanvasExport.assignment_ids`` maps the lesson to its Canvas id (Canvas then
 updates that assignment) or just ``<name>`` (Canvas offers to create it).
 The second row is Canvas's ``Points Possible`` row. ``ID`` is the Canvas user
-id (the roster's ``lms_user_id``), ``SIS User ID`` the nbgrader student id.
+id (the roster's ``lms_user_id``). ``SIS User ID`` and ``SIS Login ID`` stay
+empty unless the instructor names the roster field that holds them
+(``CanvasExport.sis_user_id = "id"`` when the nbgrader ids are the
+institution's SIS ids; ``CanvasExport.sis_login_id = "email"``). A student
+whom no column identifies is left out, with a warning; one without an
+``lms_user_id`` but with a SIS id is kept, with a warning.
 
 **Moodle** ("Grades > Import > CSV file"): an identifying column
 (``Email address`` by default; ``MoodleExport.identifier = "ID number"`` uses
@@ -69,6 +74,10 @@ def _rows(plugin: ExportPlugin, gradebook: Gradebook, lessons: list[Any]):
         yield student, scores
 
 
+#: The roster fields nbgrader keeps (``nbgrader db student import``).
+_ROSTER = ("id", "email", "lms_user_id", "first_name", "last_name")
+
+
 def _points(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
 
@@ -81,6 +90,14 @@ class CanvasExport(ExportPlugin):
         help="Canvas assignment id of each lesson, e.g. {'01_devices': '12345'}",
     ).tag(config=True)
     section = Unicode("", help="the Section column's value").tag(config=True)
+    sis_user_id = Unicode(
+        "",
+        help="roster field for Canvas's SIS User ID: id, email, lms_user_id, "
+        "first_name or last_name ('' leaves the column empty)",
+    ).tag(config=True)
+    sis_login_id = Unicode(
+        "", help="roster field for Canvas's SIS Login ID (as sis_user_id)"
+    ).tag(config=True)
 
     def export(self, gradebook: Gradebook) -> None:
         dest = self.to or "canvas_grades.csv"
@@ -91,6 +108,15 @@ class CanvasExport(ExportPlugin):
             else a.name
             for a in lessons
         ]
+        sis = (self.sis_user_id, self.sis_login_id)
+        for name in sis:
+            if name and name not in _ROSTER:
+                raise ValueError(
+                    f"CanvasExport SIS field {name!r} is not a roster field: use one "
+                    f"of {', '.join(_ROSTER)}"
+                )
+        lost: list[str] = []
+        unmatched: list[str] = []
         self.log.info("Exporting grades for Canvas to %s", dest)
         with open(dest, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
@@ -111,16 +137,37 @@ class CanvasExport(ExportPlugin):
                 name = ", ".join(
                     p for p in (student.last_name, student.first_name) if p
                 )
+                ids = [student.lms_user_id or "", *map(_field(student), sis)]
+                if not student.lms_user_id:
+                    (lost if not any(ids) else unmatched).append(student.id)
+                if not any(ids):
+                    continue
                 writer.writerow(
                     [
                         name or student.id,
-                        student.lms_user_id or "",
-                        student.id,
-                        student.email or "",
+                        *ids,
                         self.section,
                         *(_points(score) for score in scores),
                     ]
                 )
+        if unmatched:
+            self.log.warning(
+                "%d student(s) without lms_user_id in the roster (Canvas's ID), "
+                "matched by SIS id only: %s",
+                len(unmatched),
+                ", ".join(unmatched),
+            )
+        if lost:
+            self.log.warning(
+                "Left out %d student(s) without lms_user_id in the roster (Canvas's "
+                "ID), and no SIS id configured or present: %s",
+                len(lost),
+                ", ".join(lost),
+            )
+
+
+def _field(student: Any):
+    return lambda name: str(getattr(student, name) or "") if name else ""
 
 
 class MoodleExport(ExportPlugin):

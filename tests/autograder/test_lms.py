@@ -15,8 +15,9 @@ from autograder.lessons import REPO_ROOT
 
 #: ann scores 2 + 3 of 5 on Day 01, but was late: a 1.5-point penalty leaves 3.5;
 #: on Day 02 the autograder gave her 1 of 4 and her instructor 4 by hand. bob
-#: scores 1 of 5 on Day 01 and nothing on Day 02; cat submitted nothing.
-EXPECTED = {"ann": ("3.5", "4"), "bob": ("1", ""), "cat": ("", "")}
+#: scores 1 of 5 on Day 01 and nothing on Day 02; cat submitted nothing; dee,
+#: who submitted nothing either, has no lms_user_id in the roster.
+EXPECTED = {"ann": ("3.5", "4"), "bob": ("1", ""), "cat": ("", ""), "dee": ("", "")}
 
 
 @pytest.fixture
@@ -42,6 +43,7 @@ def course(tmp_path):
             ("ann", "Ann", "Lee", "1001"),
             ("bob", "Bob", "Ng", "1002"),
             ("cat", "Cat", "Ode", "1003"),
+            ("dee", "Dee", "Poe", None),
         ):
             gb.add_student(
                 sid,
@@ -93,7 +95,7 @@ def _export(root, exporter, *extra):
 
 @pytest.mark.slow
 def test_canvas_file_has_canvas_columns_points_possible_and_one_row_per_student(course):
-    rows, _ = _export(
+    rows, warned = _export(
         course, "CanvasExport", "--CanvasExport.assignment_ids={'01_devices': '777'}"
     )
     head, possible, *students = rows
@@ -107,9 +109,30 @@ def test_canvas_file_has_canvas_columns_points_possible_and_one_row_per_student(
         "02_migration",
     ]
     assert possible[0] == "Points Possible" and possible[5:] == ["5", "4"]
-    assert [r[2] for r in students] == ["ann", "bob", "cat"]
+    # Canvas matches on ID; the SIS columns hold only what the roster is told to
+    assert [r[:4] for r in students] == [
+        ["Lee, Ann", "1001", "", ""],
+        ["Ng, Bob", "1002", "", ""],
+        ["Ode, Cat", "1003", "", ""],
+    ]
+    assert {r[1]: tuple(r[5:]) for r in students} == {
+        "1001": EXPECTED["ann"], "1002": EXPECTED["bob"], "1003": EXPECTED["cat"]
+    }  # fmt: skip
+    assert "Left out 1 student(s) without lms_user_id" in warned and "dee" in warned
+    rows, warned = _export(
+        course,
+        "CanvasExport",
+        "--CanvasExport.sis_user_id=id",
+        "--CanvasExport.sis_login_id=email",
+    )
+    students = rows[2:]
+    assert [r[2] for r in students] == ["ann", "bob", "cat", "dee"]
+    assert students[3][1:4] == ["", "dee", "dee@example.org"]
     assert {r[2]: tuple(r[5:]) for r in students} == EXPECTED
-    assert students[0][:2] == ["Lee, Ann", "1001"]
+    assert (
+        "1 student(s) without lms_user_id in the roster (Canvas's ID), matched by"
+        in (warned)
+    )
 
 
 @pytest.mark.slow
@@ -117,12 +140,15 @@ def test_moodle_file_has_an_identifier_and_points_per_lesson(course):
     rows, _ = _export(course, "MoodleExport")
     assert rows[0] == ["Email address", "01_devices", "02_migration"]
     assert {r[0].split("@")[0]: tuple(r[1:]) for r in rows[1:]} == EXPECTED
-    rows, _ = _export(course, "MoodleExport", "--MoodleExport.identifier=ID number")
+    rows, warned = _export(
+        course, "MoodleExport", "--MoodleExport.identifier=ID number"
+    )
     assert rows[0][0] == "ID number" and [r[0] for r in rows[1:]] == [
         "1001",
         "1002",
         "1003",
     ]
+    assert "Left out 1 student(s) without ID number in the roster: dee" in warned
 
 
 @pytest.mark.slow
