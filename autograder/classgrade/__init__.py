@@ -14,6 +14,9 @@ graded), ``run`` (one :class:`Job` per submission in ``worker``, on any
 executor; results stored by ``store`` as they arrive) and ``publish`` (the
 course gradebook in ``gradebook``, then lateness, ``reports`` and feedback);
 ``batch`` holds the last two and :func:`grade_class`, which does all three.
+Before any job, ``due`` prints each due date and who is late (and stops a run
+whose penalties look like a wrong date); ``runlock`` lets one run at a time
+write an output folder and a gradebook.
 """
 
 from autograder.classgrade.batch import grade_class, publish, run, worker_pool

@@ -33,9 +33,11 @@ from autograder.classgrade.reports import (
     write_reports,
 )
 from autograder.classgrade.request import Plan, Request, plan
+from autograder.classgrade.runlock import one_run
 from autograder.classgrade.worker import grade_job
 
 __all__ = [
+    "Stopped",
     "grade_class",
     "publish",
     "run",
@@ -71,9 +73,20 @@ def worker_pool(
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
-        initializer=set_environment,
+        initializer=_worker_start,
         initargs=(env,),
     )
+
+
+def _worker_start(env: dict[str, str]) -> None:
+    """A worker's first step: its environment; Ctrl-C is the main process's
+    to handle (it ends the workers), so a worker prints no traceback."""
+    import signal
+
+    from autograder.grading.kernel.limits import set_environment
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_environment(env)
 
 
 def _one_question(new: Result, earlier: Result, question: str) -> Result:
@@ -137,6 +150,10 @@ def run(
         yield result
 
 
+def _row(result: Result) -> tuple[str, str]:
+    return (result.lesson, result.student)
+
+
 def publish(planned: Plan, graded_now: list[Result], seconds: float) -> ClassReport:
     """Write the course gradebook (the one store of scores), then every
     number read from it: lateness, raw and final scores, feedback pages; then
@@ -162,7 +179,7 @@ def publish(planned: Plan, graded_now: list[Result], seconds: float) -> ClassRep
         for result in ordered:
             if result.status == "graded":
                 store.save(out, result)
-    write_reports(ordered, out)
+    write_reports(sorted(ordered + planned.others, key=_row), out)
     if request.course_feedback:
         # In a precise regrade only the notebooks graded now have fresh feedback.
         problems += feedback_to_course(
@@ -177,6 +194,7 @@ def publish(planned: Plan, graded_now: list[Result], seconds: float) -> ClassRep
         out,
         seconds,
         planned.kernels,
+        planned.left_out,
     )
 
 
@@ -210,20 +228,59 @@ def grade_class(
     start = time.perf_counter()
     request = Request(Path(source), lesson, **options)
     workers = jobs or os.cpu_count() or 1
-    planned = plan(request, workers)
-    bar = Progress(len(planned.jobs), enabled=progress)
-    graded_now: list[Result] = []
+    bar = Progress(0, enabled=progress)
+    notes: list[str] = []
+    with one_run(_locks(request), notes):
+        bar.say(notes)
+        planned = plan(request, workers, say=bar.say)
+        planned.problems[:0] = notes
+        bar.total = len(planned.jobs)
+        graded_now: list[Result] = []
 
-    def arrived(result: Result) -> None:
-        bar.update(result)
-        if on_result is not None:
-            on_result(result)
+        def arrived(result: Result) -> None:
+            bar.update(result)
+            if on_result is not None:
+                on_result(result)
 
-    if planned.jobs:
-        pool = executor or worker_pool(min(workers, len(planned.jobs)))
-        try:
-            graded_now = list(run(planned, pool, arrived))
-        finally:
-            if executor is None:
-                pool.shutdown(cancel_futures=True)
-    return publish(planned, graded_now, time.perf_counter() - start)
+        if planned.jobs:
+            pool = executor or worker_pool(min(workers, len(planned.jobs)))
+            try:
+                for result in run(planned, pool, arrived):
+                    graded_now.append(result)
+            except KeyboardInterrupt:
+                if executor is None:
+                    _stop(pool)
+                raise Stopped(bar.done, len(planned.jobs) - bar.done) from None
+            finally:
+                if executor is None:
+                    pool.shutdown(cancel_futures=True)
+        return publish(planned, graded_now, time.perf_counter() - start)
+
+
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C during a run: what is graded stays, the rest waits for a rerun
+    (still a ``KeyboardInterrupt``, with the counts)."""
+
+    def __init__(self, graded: int, left: int) -> None:
+        super().__init__(
+            f"stopped; {graded} graded, {left} will be graded on the next run"
+        )
+        self.graded, self.left = graded, left
+
+
+def _locks(request: Request) -> dict[Path, str]:
+    """The run's lock files: its output folder's, and its gradebook's."""
+    out = Path(request.out_dir).resolve()
+    locks = {out / ".course-grade.lock": f"the output folder {out}"}
+    if request.gradebook is not None:
+        book = Path(request.gradebook).resolve()
+        locks[book.with_name(book.name + ".lock")] = f"the gradebook {book}"
+    return locks
+
+
+def _stop(pool: Executor) -> None:
+    """End the pool's workers now: their jobs are graded again next time."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)

@@ -100,7 +100,7 @@ def record(
     from nbgrader.api import Gradebook, MissingEntry
     from sqlalchemy.exc import SAWarning
 
-    from autograder.classgrade.late import assign_penalties, parse_time
+    from autograder.classgrade.late import assign_penalties, parse_stamp
     from autograder.config.scratch import _put_python_on_path, instructor_config
 
     _put_python_on_path()  # a new gradebook runs nbgrader's `alembic` by name
@@ -117,7 +117,7 @@ def record(
             with Gradebook(templates[name]) as template:
                 _copy_lesson(template, course, name)
         if due and lesson:
-            course.update_or_create_assignment(lesson, duedate=parse_time(due))
+            course.update_or_create_assignment(lesson, duedate=parse_stamp(due))
         for result in graded:
             course.update_or_create_student(result.student)
             try:
@@ -131,7 +131,7 @@ def record(
                 submission = course.add_submission(result.lesson, result.student)
                 scored = False
             submission.timestamp = (
-                parse_time(result.submitted_at) if result.submitted_at else None
+                parse_stamp(result.submitted_at) if result.submitted_at else None
             )
             # One cell only where the gradebook has this submission's other
             # scores already; otherwise every cell (the result is whole).
@@ -256,7 +256,7 @@ def publish_to_gradebook(
         templates,
         course_root=course_db.parent,
         autograded_from=out,
-        due=request.due,
+        due=planned.due,
         lesson=planned.lesson,
         only_question=request.question,
         whole=planned.whole,

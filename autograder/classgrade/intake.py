@@ -31,7 +31,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.classgrade.late import parse_time, read_timestamp
+from autograder.classgrade.late import parse_stamp, read_timestamp
 from autograder.classgrade.unzip import (
     _CHUNK,
     MAX_ENTRIES,
@@ -77,6 +77,8 @@ class Intake:
     submissions: list[Submission] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     not_graded: list[str] = field(default_factory=list)  # "name (why)"
+    skipped: int = 0  # zip entries left out (not a notebook, a bad name, too big)
+    unattributed: int = 0  # notebooks without a lesson or a student
 
 
 def digest(path: Path) -> str:
@@ -104,12 +106,25 @@ def _notebook_problem(path: Path) -> str:
     return ""
 
 
-def _nbgrader_layout(source: Path, lesson: str | None) -> Intake | None:
-    """Submissions of an nbgrader ``submitted/`` folder, or None if it is not one."""
+#: Folders of an nbgrader course root that hold no submissions.
+_COURSE_FOLDERS = (
+    "autograded",
+    "feedback",
+    "release",
+    "source",
+    "notebooks",
+    "solutions",
+)
+
+
+def _layout_folders(source: Path) -> list[Path]:
+    """The ``<student>/<lesson>/`` folders of an nbgrader layout in ``source``."""
     known = set(lesson_names())
-    folders = [p for p in sorted(source.glob("*/*")) if p.is_dir()]
-    if not folders or not all(p.name in known for p in folders):
-        return None
+    return [p for p in sorted(source.glob("*/*")) if p.is_dir() and p.name in known]
+
+
+def _nbgrader_layout(folders: list[Path], lesson: str | None) -> Intake:
+    """Submissions of an nbgrader layout's ``<student>/<lesson>/`` folders."""
     found = Intake()
     for folder in folders:
         if lesson and folder.name != lesson:
@@ -146,49 +161,95 @@ def _loose_files(
     name_map: dict[str, str] | None,
     times: dict[str, str],
     zip_times: dict[Path, str],
+    claims: dict[tuple[str, str], list[Path]],
+    covered: list[Path],
 ) -> Intake:
+    """Loose notebooks under ``source``, outside the layout's ``covered``
+    folders: the student from ``--map``, the file name without the lesson
+    (``alice_01_devices.ipynb``), or the folder it is in (``alice/01_devices.ipynb``).
+    ``claims`` holds the layout's (student, lesson) pairs, and gets these."""
     found = Intake()
     known = lesson_names()
-    claims: dict[tuple[str, str], list[Path]] = {}
     paths = [p for p in sorted(source.rglob("*")) if p.suffix.lower() == ".ipynb"]
     for path in paths:
         if ".ipynb_checkpoints" in path.parts or not path.is_file():
             continue
+        if any(path.resolve().is_relative_to(f.resolve()) for f in covered):
+            continue
         lesson = only or next((n for n in known if n in path.name), None)
-        name = shown(path.name)
+        name, where = shown(path.name), shown(str(path.relative_to(source)))
         if lesson is None:
-            found.problems.append(f"{name}: cannot tell the lesson, use --lesson")
+            found.unattributed += 1
+            found.not_graded.append(
+                f"{where} (cannot tell the lesson: name it like alice_01_devices.ipynb,"
+                " or pass --lesson)"
+            )
             continue
         if name_map is not None and path.name in name_map:
             student = student_id(name_map[path.name])
         else:
             student = student_id(path.stem.replace(lesson, ""))
+            folder = path.parent
+            while not student and folder != source and folder.name in known:
+                folder = folder.parent
+            if not student and folder != source:
+                student = student_id(shown(folder.name))
         if not student:
-            found.problems.append(f"{name}: cannot tell the student from the file name")
+            found.unattributed += 1
+            found.not_graded.append(
+                f"{where} (cannot tell the student: name it like "
+                f"alice_{lesson}.ipynb, put it in a folder named after the student, "
+                "or give it a row in --map)"
+            )
             continue
         if name != path.name:
             found.problems.append(
                 f"{name}: file name is not valid UTF-8, graded as {student}"
             )
         claims.setdefault((student, lesson), []).append(path)
+    return found
+
+
+def _claimed(
+    source: Path,
+    claims: dict[tuple[str, str], list[Path]],
+    layout: Intake,
+    loose: Intake,
+    times: dict[str, str],
+    zip_times: dict[Path, str],
+) -> Intake:
+    """Both parts together: a (student, lesson) claimed by two files, in one
+    layout or across them, is a conflict and neither is graded."""
+    found = Intake(problems=layout.problems + loose.problems)
+    found.unattributed = loose.unattributed
+    found.not_graded = layout.not_graded + loose.not_graded
+    held = set()
     for (student, lesson), files in claims.items():
         if len(files) > 1:
+            held.add((student, lesson))
             names = ", ".join(shown(str(p.relative_to(source))) for p in files)
             found.problems.append(
                 f"conflict: {names} are all {student}/{lesson}; none is graded. "
                 "Rename them, or give each its student with --map"
             )
             found.not_graded += [f"{shown(p.name)} (conflict)" for p in files]
-            continue
+    found.submissions = [
+        s for s in layout.submissions if (s.student, s.lesson) not in held
+    ]
+    in_layout = {s.path for s in layout.submissions}
+    for (student, lesson), files in claims.items():
         path = files[0]
+        if (student, lesson) in held or path in in_layout:
+            continue
         when = times.get(path.name) or zip_times.get(path, "")
         if when:
             try:
-                when = parse_time(when).isoformat()
+                when = parse_stamp(when).isoformat()
             except ValueError as exc:
                 found.problems.append(f"{shown(path.name)}: {exc}; counted on time")
                 when = ""
         found.submissions.append(Submission(student, lesson, path, digest(path), when))
+    found.submissions.sort(key=lambda s: (s.lesson, s.student))
     return found
 
 
@@ -199,7 +260,22 @@ def collect_submissions(
     name_map: dict[str, str] | None = None,
     times: dict[str, str] | None = None,
 ) -> tuple[list[Submission], list[str]]:
-    """Find the submissions in ``source``; return them and the problems found.
+    """Find the submissions in ``source``; return them and the problems found
+    (:func:`collect`, which also counts what was left out)."""
+    found = collect(source, lesson, workdir, name_map, times)
+    return found.submissions, found.problems
+
+
+def collect(
+    source: Path,
+    lesson: str | None,
+    workdir: Path,
+    name_map: dict[str, str] | None = None,
+    times: dict[str, str] | None = None,
+) -> Intake:
+    """Find the submissions in ``source``, in any mix of the layouts above:
+    an nbgrader layout (under ``submitted/`` or not), loose notebooks and
+    per-student folders side by side, each notebook attributed on its own.
 
     ``times`` gives loose files their submission time by file name (the
     ``submitted_at`` column of ``--map``); it wins over a zip entry's date.
@@ -221,14 +297,32 @@ def collect_submissions(
         shutil.rmtree(unpacked, ignore_errors=True)
         problems += extract_zip(source, unpacked, times=zip_times, skipped=skipped)
         source = unpacked
+    # Not submissions: a course root's other folders, and this run's own output.
+    outside = []
     if (source / "submitted").is_dir():
-        source = source / "submitted"
-    layout = _nbgrader_layout(source, lesson)
-    found = layout or _loose_files(source, lesson, name_map, times or {}, zip_times)
+        outside += [source / name for name in _COURSE_FOLDERS]
+    out = Path(workdir).resolve().parent
+    if out != source.resolve() and out.is_relative_to(source.resolve()):
+        outside.append(out)
+    folders = [
+        f
+        for f in _layout_folders(source / "submitted") + _layout_folders(source)
+        if f.parent not in outside
+    ]
+    layout = _nbgrader_layout(folders, lesson)
+    claims = {(s.student, s.lesson): [s.path] for s in layout.submissions}
+    outside += folders
+    loose = _loose_files(
+        source, lesson, name_map, times or {}, zip_times, claims, outside
+    )
+    found = _claimed(source, claims, layout, loose, times or {}, zip_times)
+    in_layout = {s.path for s in layout.submissions}
     from_zip = [
         s
         for s in found.submissions
-        if layout is None and s.path in zip_times and s.path.name not in (times or {})
+        if s.path not in in_layout
+        and s.path in zip_times
+        and s.path.name not in (times or {})
     ]
     if from_zip:
         problems.append(
@@ -236,28 +330,30 @@ def collect_submissions(
             "(the time each file was last changed, read as UTC when the zip does "
             "not say); for exact times give --map a submitted_at column"
         )
-    _hold_case_conflicts(found, layout is not None)
+    _hold_case_conflicts(found, in_layout)
     for sub in found.submissions:
         why = _notebook_problem(sub.path)
         if why:
-            found.not_graded.append(f"{_label(sub, layout is not None)} ({why})")
+            found.not_graded.append(f"{_label(sub, in_layout)} ({why})")
     not_graded = skipped + found.not_graded
+    found.skipped = len(skipped)
     if not_graded:
         found.problems.append(
             f"intake: {len(found.submissions)} notebook(s) to grade; "
             f"{len(not_graded)} not graded: {'; '.join(not_graded)}"
         )
-    return found.submissions, problems + found.problems
+    found.problems = problems + found.problems
+    return found
 
 
-def _label(sub: Submission, layout: bool) -> str:
+def _label(sub: Submission, layout: set[Path]) -> str:
     """How a submission is named in problems: its folder, or its file's name."""
-    if layout:
+    if sub.path in layout:
         return f"{sub.student}/{sub.lesson}"
     return shown(sub.path.name)
 
 
-def _hold_case_conflicts(found: Intake, layout: bool) -> None:
+def _hold_case_conflicts(found: Intake, layout: set[Path]) -> None:
     """Hold back every submission whose student id differs from another's only
     in case: one student twice, or two students whose results would land on one
     file on a case-insensitive disk. The instructor decides which."""
@@ -267,7 +363,7 @@ def _hold_case_conflicts(found: Intake, layout: bool) -> None:
     clashing = {key for key, ids in spellings.items() if len(ids) > 1}
     if not clashing:
         return
-    if layout:
+    if any(s.path in layout for s in found.submissions):
         fix = "rename the folders under submitted/ so that each student has one id"
     else:
         fix = (

@@ -17,9 +17,11 @@ import math
 import re
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from nbgrader.plugins import LateSubmissionPlugin
-from traitlets import Float
+from traitlets import Float, List, Unicode
+from traitlets.config import Configurable
 
 
 class PerHourPenalty(LateSubmissionPlugin):
@@ -51,38 +53,132 @@ class PerHourPenalty(LateSubmissionPlugin):
 
 
 _OFFSET = re.compile(r"[+-]\d{2}:?\d{2}")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: What an instructor may write, shown whenever a date is refused.
+EXAMPLES = "2026-12-01T17:00+01:00, 2026-12-01 16:00Z or 2026-12-01 17:00 Europe/Paris"
 
 
-def parse_time(text: str) -> datetime:
-    """A submission time or due date as nbgrader stores it: naive UTC.
+class DueDates(Configurable):
+    """Date formats the course accepts beyond ISO 8601, in ``nbgrader_config.py``::
 
-    Accepts ISO 8601 (``2026-12-01T16:00Z``, ``2026-12-01 17:00+01:00``) and
-    nbgrader's ``date time ZONE`` form, where ZONE is ``UTC``, an IANA name
-    (``Europe/Paris``) or an offset (``+0100``). A time without a zone is UTC.
+        c.DueDates.formats = ["%d.%m.%Y %H:%M"]
+        c.DueDates.time_zone = "Europe/Paris"
+
+    A format without ``%z`` is read in ``time_zone``, which it then needs.
+    """
+
+    formats = List(
+        Unicode(), help="strptime formats accepted for --due and --map times."
+    ).tag(config=True)
+    time_zone = Unicode(
+        "", help="IANA zone of the formats without %z, e.g. Europe/Paris."
+    ).tag(config=True)
+
+
+def _with_zone(when: datetime, zone_name: str, text: str) -> datetime:
+    from dateutil import tz
+
+    zone = tz.gettz(zone_name) if zone_name else None
+    if zone is None:
+        raise ValueError(
+            f"unknown time zone {zone_name!r} in {text!r}; use an IANA name "
+            "such as Europe/Paris, or an offset such as +0100"
+        )
+    return when.replace(tzinfo=zone)
+
+
+def _nbgrader_form(text: str) -> datetime | None:
+    """``2026-12-01 17:00[:00[.5]] ZONE`` (nbgrader's own), or None."""
+    from dateutil import parser
+
+    parts = text.split(" ")
+    if len(parts) != 3 or not _ISO_DATE.fullmatch(parts[0]):
+        return None
+    try:
+        when = parser.isoparse(f"{parts[0]}T{parts[1]}")
+    except ValueError:
+        return None
+    if _OFFSET.fullmatch(parts[2]):
+        return parser.isoparse(f"{parts[0]}T{parts[1]}{parts[2]}")
+    if parts[2].upper() in ("UTC", "Z", "GMT"):
+        return when.replace(tzinfo=timezone.utc)
+    return _with_zone(when, parts[2], text)
+
+
+def parse_time(text: str, config: Any = None) -> datetime:
+    """A due date or submission time an instructor wrote, as nbgrader stores
+    it: naive UTC. Only unambiguous forms are read:
+
+    * ISO 8601 with a zone or an offset (``2026-12-01T16:00Z``,
+      ``2026-12-01 17:00+01:00``);
+    * nbgrader's ``date time ZONE`` with an ISO date, ZONE being ``UTC``, an
+      IANA name (``Europe/Paris``) or an offset (``+0100``);
+    * a format the course config names (:class:`DueDates`).
 
     Raises:
-        ValueError: not a time, or a zone name this machine does not know.
+        ValueError: anything else (``01.12.2026 09:57``, ``12/01/2026 5pm``, a
+            time without a zone, an unknown zone), with examples of what is read.
     """
-    from dateutil import parser, tz
+    from dateutil import parser
 
-    text = text.strip()
+    text = " ".join(str(text).split())
+    when: datetime | None = None
     try:
+        when = parser.isoparse(text) if _ISO_DATE.match(text) else None
+    except ValueError:
+        when = None
+    if when is None:
+        when = _nbgrader_form(text)
+    if when is None and config is not None:
+        dates = DueDates(config=config)
+        for form in dates.formats:
+            try:
+                when = datetime.strptime(text, form)
+            except ValueError:
+                continue
+            if when.tzinfo is None:
+                if not dates.time_zone:
+                    raise ValueError(
+                        f"{text!r} matches c.DueDates.formats entry {form!r}, which "
+                        "has no %z: set c.DueDates.time_zone (e.g. Europe/Paris)"
+                    )
+                when = _with_zone(when, dates.time_zone, text)
+            break
+    if when is None:
+        raise ValueError(
+            f"{text!r} is not a date and time this course reads: write ISO 8601 "
+            f"with a zone, e.g. {EXAMPLES} (or name a format in the course "
+            "config: c.DueDates.formats)"
+        )
+    if when.tzinfo is None:
+        raise ValueError(
+            f"{text!r} has no time zone, so it could be any of 24 hours: add one, "
+            f"e.g. {EXAMPLES}"
+        )
+    return when.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def parse_stamp(text: str) -> datetime:
+    """A time the tools wrote (nbgrader's ``timestamp.txt``, a zip entry's date,
+    a stored result): as :func:`parse_time`, and a time without a zone is UTC,
+    as both write it.
+
+    Raises:
+        ValueError: not one of those forms.
+    """
+    from dateutil import parser
+
+    text = " ".join(str(text).split())
+    if _ISO_DATE.match(text):
         try:
             when = parser.isoparse(text)
         except ValueError:
-            parts = text.split(" ")
-            if len(parts) == 3 and not _OFFSET.fullmatch(parts[2]):
-                zone = tz.gettz(parts[2])
-                if zone is None:
-                    raise ValueError(f"unknown time zone {parts[2]!r}") from None
-                when = parser.parse(" ".join(parts[:2])).replace(tzinfo=zone)
-            else:
-                when = parser.parse(text)
-    except (ValueError, OverflowError) as exc:
-        raise ValueError(f"{text!r} is not a date and time ({exc})") from None
-    if when.tzinfo is not None:
-        when = when.astimezone(timezone.utc).replace(tzinfo=None)
-    return when
+            pass
+        else:
+            if when.tzinfo is None:
+                return when
+            return when.astimezone(timezone.utc).replace(tzinfo=None)
+    return parse_time(text)
 
 
 def read_timestamp(folder: Path) -> tuple[str, str]:
@@ -95,7 +191,7 @@ def read_timestamp(folder: Path) -> tuple[str, str]:
     if not path.is_file():
         return "", ""
     try:
-        return parse_time(path.read_text(encoding="utf-8")).isoformat(), ""
+        return parse_stamp(path.read_text(encoding="utf-8")).isoformat(), ""
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return "", f"{path}: cannot read the submission time ({exc}); counted on time"
 

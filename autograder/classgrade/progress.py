@@ -19,6 +19,12 @@ class Progress:
         self.enabled = enabled
         self.start = time.perf_counter()
 
+    def say(self, lines: list[str]) -> None:
+        """Lines to show before the first result (the due dates, say)."""
+        if self.enabled and lines:
+            self.stream.write("".join(f"{line}\n" for line in lines))
+            self.stream.flush()
+
     def update(self, result: Result) -> None:
         """Count one finished submission and redraw."""
         self.done += 1

@@ -62,13 +62,16 @@ class ClassReport:
     out_dir: Path
     seconds: float
     kernels: str = ""  # how the kernels were isolated (sandbox.status())
+    left_out: tuple[int, int] = (0, 0)  # at intake: files skipped, unattributed
 
     def summary(self) -> str:
         """A few lines for the terminal."""
         bad = [r for r in self.results if r.status != "graded"]
+        skipped, unattributed = self.left_out
         lines = [
             f"{len(self.results)} submission(s): {self.graded_now} graded now, "
-            f"{self.reused} unchanged since the last run, {len(bad)} with problems, "
+            f"{self.reused} unchanged since the last run, {len(bad)} with problems; "
+            f"{skipped} file(s) skipped and {unattributed} unattributed at intake; "
             f"in {self.seconds:.1f} s",
             f"grades: {self.out_dir / 'grades.csv'}",
             f"pass rates: {self.out_dir / 'pass_rates.csv'}",

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.classgrade.intake import Submission, collect_submissions
+from autograder.classgrade.due import Lateness
+from autograder.classgrade.intake import Submission, collect
 from autograder.classgrade.reports import Result
 from autograder.classgrade.store import stored
 from autograder.classgrade.worker import Job
@@ -56,6 +58,7 @@ class Request:
     due: str | None = None
     student: str | None = None
     question: str | None = None
+    yes: bool = False  # grade even if most of the class would lose half its marks
 
     @property
     def precise(self) -> bool:
@@ -80,6 +83,10 @@ class Plan:
     kernels: str  # how kernels are isolated, for the summary
     whole: set[Key] = field(default_factory=set)  # regraded with no earlier result
     lesson: str | None = None  # the one lesson asked for, by its full name
+    lateness: Lateness | None = None  # due dates and who is late, before grading
+    due: str | None = None  # --due as read: ISO text, UTC
+    left_out: tuple[int, int] = (0, 0)  # at intake: files skipped, unattributed
+    others: list[Result] = field(default_factory=list)  # other lessons' rows in out
 
 
 def _check(request: Request, submissions: list[Submission]) -> None:
@@ -132,8 +139,64 @@ def _check_confinement(request: Request) -> str:
     return landlock.status()
 
 
-def plan(request: Request, workers: int | None = None) -> Plan:
+def _earlier_rows(
+    request: Request, out_dir: Path, submissions: list[Submission], lesson: str | None
+) -> list[Result]:
+    """The results ``out_dir`` holds for lessons this run does not grade (they
+    stay in ``grades.csv``). A run that would drop earlier results of the
+    lessons it grades stops, unless ``force`` (then they are removed).
+
+    Raises:
+        ValueError: naming the results that would be lost, and what to do.
+    """
+    from autograder.classgrade import store
+
+    now = {(s.student, s.lesson) for s in submissions}
+    lessons = {s.lesson for s in submissions} | ({lesson} if lesson else set())
+    earlier = store.stored_keys(out_dir)
+    lost = sorted(k for k in earlier - now if k[1] in lessons)
+    if lost and not request.force:
+        names = ", ".join(f"{s}/{x}" for s, x in lost[:5])
+        more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
+        raise ValueError(
+            f"{out_dir} holds {len(lost)} earlier result(s) that are not in "
+            f"{request.source} ({names}{more}); grading there would drop them from "
+            "grades.csv. Grade into another --out, or pass --force to replace "
+            "that folder's results"
+        )
+    for key in lost:
+        store.forget(out_dir, *key)
+    rows = [store.stored(out_dir, *k, graded_only=False) for k in earlier - now]
+    return sorted(
+        (r for r in rows if r is not None and r.lesson not in lessons),
+        key=lambda r: (r.lesson, r.student),
+    )
+
+
+def _lateness(
+    request: Request, submissions: list[Submission], lesson: str | None
+) -> Lateness:
+    """Due dates and lateness as the gradebook will have them; stops a run
+    whose penalties look like a wrong due date (unless ``yes``)."""
+    from autograder.classgrade import due
+    from autograder.config.scratch import instructor_config
+
+    root = Path(request.gradebook).resolve().parent
+    found = due.preview(
+        submissions, request.due, lesson, request.gradebook, instructor_config(root)
+    )
+    due.check(found, request.yes)
+    return found
+
+
+def plan(
+    request: Request,
+    workers: int | None = None,
+    say: Callable[[list[str]], None] | None = None,
+) -> Plan:
     """Intake and selection: the jobs to run, and the results that stand.
+    ``say`` receives lines to show as the plan is made (the due dates, each
+    lesson being prepared).
 
     A submission graded before, from the same file, is reused (unless
     ``force``). Each lesson's course and reference results are made here, once,
@@ -151,11 +214,20 @@ def plan(request: Request, workers: int | None = None) -> Plan:
     lesson = find_lesson(request.lesson).stem if request.lesson is not None else None
     out_dir = Path(request.out_dir).resolve()
     work = out_dir / ".work"
-    submissions, problems = collect_submissions(
+    intake = collect(
         Path(request.source), lesson, work, request.name_map, request.times
     )
+    submissions, problems = intake.submissions, intake.problems
     if request.precise:
         _check(request, submissions)
+    others = _earlier_rows(request, out_dir, submissions, lesson)
+    lateness, due = None, None
+    if request.gradebook is not None:
+        lateness = _lateness(request, submissions, lesson)
+        if say is not None:
+            say(lateness.lines())
+        if request.due is not None and lesson in lateness.due:
+            due = lateness.due[lesson][0].isoformat()
     results: dict[Key, Result] = {}
     earlier: dict[Key, Result | None] = {}
     todo = []
@@ -178,6 +250,8 @@ def plan(request: Request, workers: int | None = None) -> Plan:
     wanted = submissions if request.gradebook and not request.precise else todo
     courses, gradebooks, cells = {}, {}, {}
     for name in sorted({s.lesson for s in wanted}):
+        if say is not None:
+            say([f"preparing {name}: its released course and the reference results"])
         cached = cached_course(name)
         reference_results(name)
         # The jobs' course root: the release, copied (a rebuilt cache entry
@@ -220,5 +294,6 @@ def plan(request: Request, workers: int | None = None) -> Plan:
     }
     return Plan(
         request, out_dir, submissions, todo, jobs, results, earlier, problems,
-        courses, gradebooks, kernels, whole, lesson,
+        courses, gradebooks, kernels, whole, lesson, lateness, due,
+        (intake.skipped, intake.unattributed), others,
     )  # fmt: skip

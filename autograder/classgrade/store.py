@@ -101,3 +101,21 @@ def stored(
     if graded_only and result.status != "graded":
         return None
     return result
+
+
+def stored_keys(out: Path) -> set[tuple[str, str]]:
+    """Every (student, lesson) with a stored result under ``out``."""
+    return {
+        (path.stem, path.parent.name)
+        for path in (Path(out) / "results").glob("*/*.json")
+    }
+
+
+def forget(out: Path, student: str, lesson: str) -> None:
+    """Remove a stored result, its graded notebook and its page."""
+    for path in (
+        result_path(out, student, lesson),
+        notebook_path(out, student, lesson),
+        page_path(out, student, lesson),
+    ):
+        path.unlink(missing_ok=True)

@@ -201,13 +201,21 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--map",
         help="CSV of file name,student id[,submitted_at] for loose files (the "
-        "time, ISO 8601, for late penalties)",
+        "time, ISO 8601 with a zone, for late penalties)",
     )
     grade.add_argument(
         "--due",
-        help="set the lesson's due date in the gradebook first (ISO 8601, e.g. "
-        "'2026-12-01 17:00 Europe/Paris' or '2026-12-01T16:00Z'; no zone: UTC); "
-        "late submissions then get the course config's penalty",
+        help="set the lesson's due date in the gradebook first: ISO 8601 with a "
+        "zone, e.g. '2026-12-01 17:00 Europe/Paris' or '2026-12-01T16:00Z' (or a "
+        "format the course config names: c.DueDates.formats); late submissions "
+        "then get the course config's penalty. The date as read and each "
+        "student's lateness are printed before grading",
+    )
+    grade.add_argument(
+        "--yes",
+        action="store_true",
+        help="grade even when the late penalties would take more than half of "
+        "the marks from more than half of the class (else the run stops first)",
     )
     grade.add_argument(
         "--student", help="regrade this student only; everyone else stays untouched"
@@ -375,8 +383,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``course`` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if not sys.stdout.isatty():  # progress and results as they happen, in a log too
+        sys.stdout.reconfigure(line_buffering=True)
     try:
         return args.func(args)
+    except KeyboardInterrupt as exc:  # batch.Stopped says what stays graded
+        print(f"course {args.command}: {exc or 'stopped'}", file=sys.stderr)
+        return 130
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"course {args.command}: error: {exc}", file=sys.stderr)
         return 2

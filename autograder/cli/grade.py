@@ -23,6 +23,26 @@ def read_map(path: str | None) -> tuple[dict[str, str] | None, dict[str, str]]:
     return names, times
 
 
+def _strict_times(times: dict[str, str], gradebook: Path | None) -> dict[str, str]:
+    """``--map``'s submission times read as due dates are (ISO 8601 with a zone,
+    or a format the course config names), as ISO text in UTC.
+
+    Raises:
+        ValueError: the first time that is not read, with its file name.
+    """
+    from autograder.classgrade.late import parse_time
+    from autograder.config.scratch import instructor_config
+
+    config = instructor_config(gradebook.resolve().parent if gradebook else None)
+    read = {}
+    for name, text in times.items():
+        try:
+            read[name] = parse_time(text, config).isoformat()
+        except ValueError as exc:
+            raise ValueError(f"--map, submitted_at of {name}: {exc}") from None
+    return read
+
+
 def gradebook_for(args: argparse.Namespace) -> Path | None:
     """The gradebook to fill: ``--gradebook``, or, for an nbgrader ``submitted/``
     folder, the course's own ``gradebook.db`` beside it; None with
@@ -54,6 +74,8 @@ def grade(args: argparse.Namespace) -> int:
             "--force regrades everyone; leave it out with --student or --question"
         )
     names, times = read_map(args.map)
+    if times:
+        times = _strict_times(times, gradebook)
     report = grade_class(
         Path(args.source),
         args.lesson,
@@ -73,6 +95,7 @@ def grade(args: argparse.Namespace) -> int:
         due=args.due,
         student=args.student,
         question=args.question,
+        yes=args.yes,
     )
     print(report.summary())
     if gradebook is not None:

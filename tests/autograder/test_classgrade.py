@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import shutil
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,15 +168,69 @@ def test_interrupted_run_loses_no_finished_grade(tmp_path):
     def interrupt(result):
         raise KeyboardInterrupt  # Ctrl-C right after the first result arrives
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as stop:
         grade_class(
             folder, LESSON, out_dir=out, jobs=1, progress=False, on_result=interrupt
         )
+    assert str(stop.value) == "stopped; 1 graded, 1 will be graded on the next run"
     saved = sorted(p.stem for p in (out / "results" / LESSON).glob("*.json"))
     assert "ina" in saved or "jon" in saved
     again = grade_class(folder, LESSON, out_dir=out, jobs=1, progress=False)
     assert again.reused == len(saved) and again.graded_now == 2 - len(saved)
     assert {r.student: r.score for r in again.results} == {"ina": 0.0, "jon": 0.0}
+
+
+@pytest.mark.slow
+def test_ctrl_c_prints_one_line_and_exits_130(tmp_path):
+    """As a terminal sends it: SIGINT to the whole process group."""
+    import signal
+    import subprocess
+    import sys
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for student in ("kim", "lee", "max"):
+        shutil.copyfile(BLANK, folder / f"{student}_{LESSON}.ipynb")
+    command = [sys.executable, "-m", "autograder", "grade", str(folder)]
+    command += ["--lesson", LESSON, "--out", str(tmp_path / "out"), "--jobs", "1"]
+    with open(tmp_path / "log", "w+b") as log:
+        proc = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            deadline = time.monotonic() + 240
+            while b"1/3 graded" not in (tmp_path / "log").read_bytes():
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+            os.killpg(proc.pid, signal.SIGINT)
+            assert proc.wait(60) == 130
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    text = (tmp_path / "log").read_text(errors="replace")
+    # progress came line by line into the file, before the stop
+    assert "preparing 01_devices" in text and "1/3 graded" in text
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
+    last = text.strip().splitlines()[-1]
+    assert last.startswith("course grade: stopped; ") and last.endswith(
+        " will be graded on the next run"
+    ), text
+
+
+def test_a_second_run_on_the_same_output_refuses_with_the_first(tmp_path):
+    from autograder.classgrade.runlock import RunLocked, one_run
+
+    lock = tmp_path / "out" / ".course-grade.lock"
+    with one_run({lock: "the output folder"}):
+        with pytest.raises(RunLocked, match=f"pid {os.getpid()}, started "):
+            grade_class(tmp_path, LESSON, out_dir=tmp_path / "out", progress=False)
+    assert lock.read_text() == ""  # a clean end leaves no record
+    # a killed run's record, without its lock: noticed, and no obstacle
+    lock.write_text(json.dumps({"pid": 999999, "started": 0, "command": "course"}))
+    notes = []
+    with one_run({lock: "the output folder"}, notes):
+        pass
+    assert notes and "ended without finishing (pid 999999" in notes[0]
 
 
 def test_collect_nbgrader_layout_zip_and_names(tmp_path):
@@ -217,7 +272,9 @@ def test_file_names_that_are_not_utf8_on_disk(tmp_path, capsys):
     assert f"jos\\xe9_{LESSON}.ipynb: file name is not valid UTF-8, graded as jos" in (
         problems
     )
-    assert "\\xff\\xfe.ipynb: cannot tell the lesson, use --lesson" in problems
+    summary = problems[-1]
+    assert "1 not graded: \\xff\\xfe.ipynb (cannot tell the lesson" in summary
+    assert "or pass --lesson" in summary
     nested = tmp_path / "submitted" / os.fsdecode(b"m\xfcller") / LESSON
     nested.mkdir(parents=True)
     shutil.copyfile(BLANK, nested / f"{LESSON}.ipynb")
@@ -233,7 +290,7 @@ def test_file_names_that_are_not_utf8_on_disk(tmp_path, capsys):
     odd.mkdir()
     shutil.copyfile(BLANK, odd / os.fsdecode(b"\xff\xfe.ipynb"))
     assert main(["grade", str(odd), "--out", str(tmp_path / "o"), "--quiet"]) == 0
-    assert "\\xff\\xfe.ipynb: cannot tell the lesson" in capsys.readouterr().out
+    assert "\\xff\\xfe.ipynb (cannot tell the lesson" in capsys.readouterr().out
 
 
 def test_reassemble_restores_tests_and_finds_answers_without_metadata():

@@ -276,3 +276,38 @@ def test_nbgrader_layout_grades_the_named_notebook_and_lists_strays(tmp_path):
     assert [(s.student, s.path.name) for s in subs] == [("fay", f"{LESSON}.ipynb")]
     assert any("extra file" in p and "Copy1" in p for p in problems)
     assert any(p.startswith("gus/") and f"no {LESSON}.ipynb" in p for p in problems)
+
+
+def test_a_zip_mixing_layouts_grades_every_notebook_it_can_attribute(tmp_path):
+    from autograder.classgrade.intake import collect
+
+    src = tmp_path / "export"
+    _copy(src / "submitted" / "ann" / LESSON, f"{LESSON}.ipynb")  # nbgrader layout
+    _copy(src, f"bob_{LESSON}.ipynb")  # loose, named by the platform
+    _copy(src / "cleo", f"{LESSON}.ipynb")  # a per-student folder
+    _copy(src / "dan" / LESSON, f"{LESSON}.ipynb")  # a layout without submitted/
+    _copy(src, f"{LESSON}.ipynb")  # whose?
+    _copy(src, "homework.ipynb")  # which lesson?
+    _copy(src, f"ann_{LESSON}.ipynb")  # ann twice: both held back
+    (src / "notes.txt").write_text("not a notebook")
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in sorted(src.rglob("*")):
+            if path.is_file():
+                zf.write(path, path.relative_to(src))
+    found = collect(archive, None, tmp_path / "out" / ".work")
+    assert [s.student for s in found.submissions] == ["bob", "cleo", "dan"]
+    assert (found.skipped, found.unattributed) == (1, 2)
+    summary = _summary(found.problems)
+    assert "3 notebook(s) to grade; 5 not graded" in summary
+    assert f"{LESSON}.ipynb (cannot tell the student" in summary
+    assert "homework.ipynb (cannot tell the lesson" in summary
+    conflict = next(p for p in found.problems if p.startswith("conflict:"))
+    assert f"submitted/ann/{LESSON}/{LESSON}.ipynb" in conflict
+    assert f"ann_{LESSON}.ipynb" in conflict
+    # a course root: its other folders hold no submissions
+    _copy(src / "release" / LESSON, f"{LESSON}.ipynb")
+    _copy(src / "autograded" / "ann" / LESSON, f"{LESSON}.ipynb")
+    (src / f"ann_{LESSON}.ipynb").unlink()
+    found = collect(src, None, tmp_path / "o2" / ".work")
+    assert [s.student for s in found.submissions] == ["ann", "bob", "cleo", "dan"]

@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from autograder.classgrade import collect_submissions
-from autograder.classgrade.late import PerHourPenalty, parse_time, read_timestamp
+from autograder.classgrade.late import (
+    PerHourPenalty,
+    parse_stamp,
+    parse_time,
+    read_timestamp,
+)
 from autograder.classgrade.worker import KERNEL_START_FAILED, Job, grade_job
 from autograder.cli import _read_map, main
 from autograder.config.scratch import instructor_config
@@ -39,7 +44,9 @@ def test_times_are_read_as_nbgrader_reads_them(tmp_path):
         2026, 11, 30, 14, 3, 0, 500000
     )
     assert parse_time("2026-11-30T15:03:00+01:00") == datetime(2026, 11, 30, 14, 3)
-    assert parse_time("2026-11-30 14:03") == datetime(2026, 11, 30, 14, 3)
+    assert parse_time("2026-11-30 14:03Z") == datetime(2026, 11, 30, 14, 3)
+    # what the tools wrote themselves (zip dates, stored results) is UTC
+    assert parse_stamp("2026-11-30T14:03:00") == datetime(2026, 11, 30, 14, 3)
     with pytest.raises(ValueError, match="not a date and time"):
         parse_time("yesterday-ish")
     assert read_timestamp(tmp_path) == ("", "")
@@ -218,3 +225,90 @@ def test_a_thread_pool_is_refused_before_any_job_runs(tmp_path):
     planned = Plan(Request(tmp_path), tmp_path, [], [], [], {}, {}, [], {}, {}, "")
     with ThreadPoolExecutor(1) as pool, pytest.raises(TypeError, match="processes"):
         list(run(planned, pool))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "01.12.2026 09:57",  # read as 12 January by a day-last parser
+        "12/01/2026 5pm",  # month or day first?
+        "2026-12-01 17:00",  # no zone: any of 24 hours
+        "1 Dec 2026 17:00 UTC",
+    ],
+)
+def test_ambiguous_dates_are_refused_with_examples(text):
+    with pytest.raises(ValueError) as refused:
+        parse_time(text)
+    assert "2026-12-01T17:00+01:00" in str(refused.value)
+
+
+def test_the_course_config_may_name_a_format_with_its_zone():
+    from traitlets.config import Config
+
+    config = Config()
+    config.DueDates.formats = ["%d.%m.%Y %H:%M"]
+    with pytest.raises(ValueError, match="time_zone"):
+        parse_time("01.12.2026 09:57", config)
+    config.DueDates.time_zone = "Europe/Paris"
+    assert parse_time("01.12.2026 09:57", config) == datetime(2026, 12, 1, 8, 57)
+    with pytest.raises(ValueError, match="not a date and time"):
+        parse_time("12/01/2026 5pm", config)
+
+
+def _subs(*times):
+    from autograder.classgrade.intake import Submission
+
+    return [
+        Submission(f"s{i}", LESSON, BLANK, "d", when) for i, when in enumerate(times)
+    ]
+
+
+def test_lateness_is_shown_before_grading_and_a_wrong_due_date_stops():
+    from autograder.classgrade import due
+
+    config = instructor_config(None).copy()
+    config.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"
+    config.PerHourPenalty.points_per_hour = 1
+    subs = _subs("2026-12-01T08:00:00", "2026-12-01T10:30:00", "")
+    found = due.preview(subs, "2026-12-01T10:00+01:00", LESSON, None, config)
+    lines = found.lines()
+    assert lines[0].startswith(f"due date of {LESSON}: 2026-12-01 09:00:00 UTC")
+    assert "--due '2026-12-01T10:00+01:00'" in lines[0]
+    assert (
+        "1 of 3 submission(s) late, 2 on time (1 without a submission time)"
+        in (lines[1])
+    )
+    assert lines[2].startswith("  s1/01_devices: 1.50 h late, penalty 2 of ")
+    due.check(found, yes=False)  # one of three: no question asked
+    # A due date a month early: everyone timed is days late, and loses everything.
+    early = due.preview(subs, "2026-11-01T10:00Z", LESSON, None, config)
+    with pytest.raises(ValueError, match="2 of 3 submissions would lose") as stop:
+        due.check(early, yes=False)
+    assert "--yes" in str(stop.value) and "2026-11-01 10:00 UTC" in str(stop.value)
+    due.check(early, yes=True)
+
+
+def test_course_grade_refuses_an_ambiguous_due_date_before_grading(tmp_path, capsys):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(BLANK, folder / f"ann_{LESSON}.ipynb")
+    args = ["grade", str(folder), "--lesson", LESSON, "--out", str(tmp_path / "o")]
+    args += ["--gradebook", str(tmp_path / "gradebook.db")]
+    assert main([*args, "--due", "01.12.2026 09:57"]) == 2
+    err = capsys.readouterr().err
+    assert "'01.12.2026 09:57' is not a date and time this course reads" in err
+    assert not (tmp_path / "o" / "grades.csv").exists()
+    # a wrong due date: the only submission would lose everything
+    (tmp_path / "map.csv").write_text(f"ann_{LESSON}.ipynb,ann,2026-12-01T09:00Z\n")
+    args += ["--map", str(tmp_path / "map.csv")]
+    config = tmp_path / "nbgrader_config.py"
+    config.write_text(
+        'c = get_config()\nc.LateSubmissionPlugin.penalty_method = "zero"\n'
+    )
+    assert main([*args, "--due", "2026-11-01T09:00Z"]) == 2
+    err = capsys.readouterr().err
+    assert "due date of 01_devices: 2026-11-01 09:00:00 UTC" in err
+    assert "1 of 1 submissions would lose more than half" in err
+    (tmp_path / "map.csv").write_text(f"ann_{LESSON}.ipynb,ann,01.12.2026 09:00\n")
+    assert main([*args, "--due", "2026-11-01T09:00Z"]) == 2
+    assert "--map, submitted_at of ann_01_devices.ipynb" in capsys.readouterr().err

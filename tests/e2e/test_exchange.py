@@ -132,7 +132,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
 
     # Late penalties: a due date an hour after alice's submission, bob 2.5 h
     # past it, and the per-hour example plugin in the course config.
-    from autograder.classgrade.late import parse_time
+    from autograder.classgrade.late import parse_stamp as parse_time
 
     stamp = (submitted / "alice" / LESSON / "timestamp.txt").read_text()
     due = parse_time(stamp) + timedelta(hours=1)

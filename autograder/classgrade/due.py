@@ -1,0 +1,173 @@
+"""Before any grading: each lesson's due date and each student's lateness.
+
+:func:`preview` reads the due date a run will use (``--due``, parsed strictly
+by :func:`autograder.classgrade.late.parse_time`, or the lesson's in the course
+gradebook), and how late each submission is against it, with the penalty the
+course's plugin would take from a full-marks notebook. ``course grade`` prints
+it before the first job starts, and stops (unless ``--yes``) when more than
+half of the class would lose more than half of its marks: a wrong due date
+should cost one rerun, not a gradebook of zeros.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from autograder.classgrade.intake import Submission
+
+
+@dataclass
+class Late:
+    student: str
+    lesson: str
+    seconds: float
+    penalty: float  # what the plugin takes from full marks
+    points: float  # the lesson's full marks
+
+
+@dataclass
+class Lateness:
+    """What :func:`preview` found."""
+
+    due: dict[str, tuple[datetime, str]] = field(default_factory=dict)  # (UTC, from)
+    late: list[Late] = field(default_factory=list)
+    on_time: int = 0
+    untimed: int = 0  # no submission time: counted on time
+
+    def severe(self) -> list[Late]:
+        """The submissions that would lose more than half of their marks."""
+        return [x for x in self.late if x.points > 0 and x.penalty > x.points / 2]
+
+    def lines(self, shown: int = 20) -> list[str]:
+        """What the run prints before grading."""
+        out = [
+            f"due date of {lesson}: {when:%Y-%m-%d %H:%M:%S} UTC ({source})"
+            for lesson, (when, source) in sorted(self.due.items())
+        ]
+        if not self.due:
+            return out
+        total = len(self.late) + self.on_time
+        out.append(
+            f"lateness: {len(self.late)} of {total} submission(s) late, "
+            f"{self.on_time} on time"
+            + (f" ({self.untimed} without a submission time)" if self.untimed else "")
+        )
+        for x in sorted(self.late, key=lambda x: -x.seconds)[:shown]:
+            out.append(
+                f"  {x.student}/{x.lesson}: {_duration(x.seconds)} late, "
+                f"penalty {x.penalty:g} of {x.points:g} on full marks"
+            )
+        if len(self.late) > shown:
+            out.append(f"  ... and {len(self.late) - shown} more")
+        return out
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    if seconds < 3 * 86400:
+        return f"{seconds / 3600:.2f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def _gradebook_state(db: Path | None, lessons: set[str]) -> tuple[dict, dict]:
+    """The course gradebook's due dates by lesson and extensions by (student,
+    lesson); nothing when there is no gradebook yet."""
+    if db is None or not Path(db).is_file():
+        return {}, {}
+    from nbgrader.api import Gradebook
+
+    due, extensions = {}, {}
+    with Gradebook(f"sqlite:///{Path(db).resolve()}") as book:
+        for assignment in book.assignments:
+            if assignment.name not in lessons:
+                continue
+            if assignment.duedate is not None:
+                due[assignment.name] = assignment.duedate
+            for sub in assignment.submissions:
+                if sub.extension is not None:
+                    extensions[(sub.student.id, assignment.name)] = sub.extension
+    return due, extensions
+
+
+def _penalty_plugin(config: Any) -> Any:
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    step = AssignLatePenalties(config=config)
+    step.init_plugin()
+    return step.plugin_inst
+
+
+def preview(
+    submissions: list[Submission],
+    due: str | None,
+    lesson: str | None,
+    gradebook: Path | None,
+    config: Any,
+) -> Lateness:
+    """Due dates and lateness for ``submissions``, as the gradebook will have
+    them after the run (``due`` replaces ``lesson``'s due date).
+
+    Raises:
+        ValueError: ``due`` is not a date this course reads (with examples).
+    """
+    from autograder.classgrade.late import parse_stamp, parse_time
+    from autograder.lessons import grade_points
+
+    lessons = {s.lesson for s in submissions} | ({lesson} if lesson else set())
+    stored, extensions = _gradebook_state(gradebook, lessons)
+    found = Lateness()
+    for name, when in stored.items():
+        found.due[name] = (when, "the gradebook's")
+    if due is not None and lesson is not None:
+        found.due[lesson] = (parse_time(due, config), f"--due {due!r}")
+    if not found.due:
+        return found
+    plugin = _penalty_plugin(config)
+    points = {name: sum(grade_points(name).values()) for name in found.due}
+    for sub in submissions:
+        if sub.lesson not in found.due:
+            continue
+        if not sub.submitted_at:
+            found.on_time += 1
+            found.untimed += 1
+            continue
+        deadline = found.due[sub.lesson][0]
+        extension = extensions.get((sub.student, sub.lesson))
+        if extension is not None:
+            deadline = deadline + extension
+        seconds = (parse_stamp(sub.submitted_at) - deadline).total_seconds()
+        if seconds <= 0:
+            found.on_time += 1
+            continue
+        full = points[sub.lesson]
+        penalty = plugin.late_submission_penalty(sub.student, full, seconds)
+        penalty = min(max(float(penalty or 0.0), 0.0), full)
+        found.late.append(Late(sub.student, sub.lesson, seconds, penalty, full))
+    return found
+
+
+def check(found: Lateness, yes: bool) -> None:
+    """Stop a run that would take more than half of the marks from more than
+    half of the class, unless the instructor said ``--yes``.
+
+    Raises:
+        ValueError: with the due date as read, and what to do.
+    """
+    total = len(found.late) + found.on_time
+    severe = found.severe()
+    if yes or not total or len(severe) * 2 <= total:
+        return
+    dates = "; ".join(
+        f"{lesson} due {when:%Y-%m-%d %H:%M} UTC ({source})"
+        for lesson, (when, source) in sorted(found.due.items())
+    )
+    shown = "\n".join(found.lines(shown=10))
+    raise ValueError(
+        f"{len(severe)} of {total} submissions would lose more than half of their "
+        f"marks to the late penalty ({dates}). If that due date is wrong, fix it "
+        f"(--due, ISO 8601 with a zone); if it is right, rerun with --yes\n{shown}"
+    )
