@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
+import signal
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import (
@@ -21,6 +22,7 @@ from concurrent.futures import (
     ThreadPoolExecutor,
     as_completed,
 )
+from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
 
@@ -65,11 +67,15 @@ def worker_pool(
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(preload))
     kept = dict(os.environ)
+    # Started with Ctrl-C ignored, which it keeps across exec and hands to every
+    # worker: Ctrl-C is the main process's to handle (it ends the workers).
+    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         set_environment(env)
         forkserver.ensure_running()  # a no-op once it runs
     finally:
         set_environment(kept)
+        signal.signal(signal.SIGINT, interrupt)
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
@@ -81,8 +87,6 @@ def worker_pool(
 def _worker_start(env: dict[str, str]) -> None:
     """A worker's first step: its environment; Ctrl-C is the main process's
     to handle (it ends the workers), so a worker prints no traceback."""
-    import signal
-
     from autograder.grading.kernel.limits import set_environment
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -115,7 +119,8 @@ def run(
             "memory and sets its environment"
         )
     out, question = planned.out_dir, planned.request.question
-    futures = {executor.submit(grade_job, job): job for job in planned.jobs}
+    with _interrupt_deferred():  # a worker half started would be orphaned
+        futures = {executor.submit(grade_job, job): job for job in planned.jobs}
     for future in as_completed(futures):
         try:
             graded = future.result()
@@ -175,10 +180,14 @@ def publish(planned: Plan, graded_now: list[Result], seconds: float) -> ClassRep
             for r in ordered
             if not request.precise or (r.student, r.lesson) in regraded
         ]
-        problems += publish_to_gradebook(planned, ordered, mine)
-        for result in ordered:
+        # every row's lateness and raw score as the gradebook has them, the
+        # rows kept from earlier runs included
+        problems += publish_to_gradebook(planned, ordered, mine, planned.others)
+        for result in ordered + planned.others:
             if result.status == "graded":
                 store.save(out, result)
+    for key in planned.dropped:  # --force: what this source no longer holds
+        store.forget(out, *key)
     write_reports(sorted(ordered + planned.others, key=_row), out)
     if request.course_feedback:
         # In a precise regrade only the notebooks graded now have fresh feedback.
@@ -230,31 +239,39 @@ def grade_class(
     workers = jobs or os.cpu_count() or 1
     bar = Progress(0, enabled=progress)
     notes: list[str] = []
-    with one_run(_locks(request), notes):
-        bar.say(notes)
-        planned = plan(request, workers, say=bar.say)
-        planned.problems[:0] = notes
-        bar.total = len(planned.jobs)
-        graded_now: list[Result] = []
+    locks = _locks(request)
+    fresh = [path for path in locks if not path.parent.exists()]
+    try:
+        with one_run(locks, notes):
+            bar.say(notes)
+            planned = plan(request, workers, say=bar.say)
+            planned.problems[:0] = notes
+            bar.total = len(planned.jobs)
+            graded_now: list[Result] = []
 
-        def arrived(result: Result) -> None:
-            bar.update(result)
-            if on_result is not None:
-                on_result(result)
+            def arrived(result: Result) -> None:
+                bar.update(result)
+                if on_result is not None:
+                    on_result(result)
 
-        if planned.jobs:
-            pool = executor or worker_pool(min(workers, len(planned.jobs)))
-            try:
-                for result in run(planned, pool, arrived):
-                    graded_now.append(result)
-            except KeyboardInterrupt:
-                if executor is None:
-                    _stop(pool)
-                raise Stopped(bar.done, len(planned.jobs) - bar.done) from None
-            finally:
-                if executor is None:
-                    pool.shutdown(cancel_futures=True)
-        return publish(planned, graded_now, time.perf_counter() - start)
+            if planned.jobs:
+                pool = executor or worker_pool(min(workers, len(planned.jobs)))
+                try:
+                    for result in run(planned, pool, arrived):
+                        graded_now.append(result)
+                except KeyboardInterrupt:
+                    if executor is None:
+                        _stop(pool)
+                    raise Stopped(bar.done, len(planned.jobs) - bar.done) from None
+                finally:
+                    if executor is None:
+                        pool.shutdown(cancel_futures=True)
+            return publish(planned, graded_now, time.perf_counter() - start)
+    except BaseException:
+        for path in fresh:  # a run that stopped before writing leaves no folder
+            if [p.name for p in path.parent.iterdir()] == [path.name]:
+                shutil.rmtree(path.parent, ignore_errors=True)
+        raise
 
 
 class Stopped(KeyboardInterrupt):
@@ -276,6 +293,24 @@ def _locks(request: Request) -> dict[Path, str]:
         book = Path(request.gradebook).resolve()
         locks[book.with_name(book.name + ".lock")] = f"the gradebook {book}"
     return locks
+
+
+@contextmanager
+def _interrupt_deferred() -> Iterator[None]:
+    """Hold Ctrl-C until the block ends (a pool starts its workers in
+    ``submit``); then raise it. Off the main thread, nothing is deferred."""
+    seen: list[int] = []
+    try:
+        before = signal.signal(signal.SIGINT, lambda *_: seen.append(1))
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+    if seen:
+        raise KeyboardInterrupt
 
 
 def _stop(pool: Executor) -> None:

@@ -101,9 +101,9 @@ def record(
     from sqlalchemy.exc import SAWarning
 
     from autograder.classgrade.late import assign_penalties, parse_stamp
-    from autograder.config.scratch import _put_python_on_path, instructor_config
+    from autograder.config.scratch import instructor_config, put_python_on_path
 
-    _put_python_on_path()  # a new gradebook runs nbgrader's `alembic` by name
+    put_python_on_path()  # a new gradebook runs nbgrader's `alembic` by name
 
     # nbgrader's own models warn on every new submission (as in its autograde);
     # the rows are written all the same.
@@ -238,13 +238,15 @@ def refresh_feedback(
 
 
 def publish_to_gradebook(
-    planned: Any, ordered: list[Result], mine: list[Result]
+    planned: Any, ordered: list[Result], mine: list[Result], kept: list[Result] = ()
 ) -> list[str]:
     """The gradebook step of ``publish``: record ``mine`` (the results graded
     now, or every result), then give every row of ``ordered`` the gradebook's
     lateness and raw score. A page whose scores the gradebook changed (a
     penalty, a manual score or comment) is rendered again from it; the others
-    already show what it holds. Returns problem lines."""
+    already show what it holds. ``kept`` (rows of earlier runs this one does
+    not grade) get the gradebook's lateness and raw score too. Returns problem
+    lines."""
     request, out = planned.request, planned.out_dir
     course_db = Path(request.gradebook).resolve()
     course_db.parent.mkdir(parents=True, exist_ok=True)
@@ -261,8 +263,15 @@ def publish_to_gradebook(
         only_question=request.question,
         whole=planned.whole,
     )
-    # Every row's lateness as the gradebook has it now, regraded or not.
-    lateness = read_lateness(db_url, [(r.student, r.lesson) for r in ordered])
+    # Every row's lateness as the gradebook has it now, regraded or not; the
+    # rows ``kept`` from earlier runs too, where the gradebook has them.
+    rows = list(ordered) + list(kept)
+    lateness = read_lateness(db_url, [(r.student, r.lesson) for r in rows])
+    for result in kept:
+        if (result.student, result.lesson) in lateness:
+            seconds, penalty, raw, _ = lateness[(result.student, result.lesson)]
+            result.seconds_late, result.late_penalty = seconds, penalty
+            result.gradebook_score = raw
     stale, bases = [], {}
     fresh = {(r.student, r.lesson) for r in mine}
     for result in ordered:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,28 +107,47 @@ def _notebook_problem(path: Path) -> str:
     return ""
 
 
-#: Folders of an nbgrader course root that hold no submissions.
-_COURSE_FOLDERS = (
-    "autograded",
-    "feedback",
-    "release",
-    "source",
-    "notebooks",
-    "solutions",
-)
+#: What marks a folder as an nbgrader course root (besides ``submitted/``):
+#: then only ``submitted/`` holds submissions.
+_COURSE_ROOT = ("gradebook.db", "nbgrader_config.py", "autograded", "release", "source")
+#: What a grading run writes into its output folder: never submissions.
+_OUTPUT_PARTS = ("autograded", "feedback", "results", ".work")
+
+
+def _lesson_in(name: str, known: list[str]) -> str | None:
+    """The lesson a file or folder name names, in any case."""
+    low = name.lower()
+    return next((n for n in known if n.lower() in low), None)
 
 
 def _layout_folders(source: Path) -> list[Path]:
     """The ``<student>/<lesson>/`` folders of an nbgrader layout in ``source``."""
-    known = set(lesson_names())
-    return [p for p in sorted(source.glob("*/*")) if p.is_dir() and p.name in known]
+    known = lesson_names()
+    return [
+        p
+        for p in sorted(source.glob("*/*"))
+        if p.is_dir() and not p.parent.name.startswith(".")
+        and any(p.name.lower() == n.lower() for n in known)
+    ]  # fmt: skip
+
+
+def _outputs_under(source: Path) -> list[Path]:
+    """What earlier grading runs wrote below ``source`` (an output folder is
+    one with ``grades.csv`` or a run lock beside ``results/``), to leave out."""
+    found = []
+    for marker in [*source.rglob("grades.csv"), *source.rglob(".course-grade.lock")]:
+        folder = marker.parent
+        found += [folder / part for part in _OUTPUT_PARTS]
+    return found
 
 
 def _nbgrader_layout(folders: list[Path], lesson: str | None) -> Intake:
     """Submissions of an nbgrader layout's ``<student>/<lesson>/`` folders."""
     found = Intake()
+    known = lesson_names()
     for folder in folders:
-        if lesson and folder.name != lesson:
+        name = next(n for n in known if n.lower() == folder.name.lower())
+        if lesson and name != lesson:
             continue
         student = folder.parent.name
         if shown(student) != student:
@@ -143,12 +163,15 @@ def _nbgrader_layout(folders: list[Path], lesson: str | None) -> Intake:
                     f"{student}/{folder.name}: extra file {shown(stray.name)} "
                     f"ignored (the graded notebook is {notebook.name})"
                 )
+                found.not_graded.append(
+                    f"{student}/{folder.name}/{shown(stray.name)} (an extra file)"
+                )
         if notebook.is_file():
             when, problem = read_timestamp(folder)
             if problem:
                 found.problems.append(problem)
             found.submissions.append(
-                Submission(student, folder.name, notebook, digest(notebook), when)
+                Submission(student, name, notebook, digest(notebook), when)
             )
         else:
             found.problems.append(f"{student}/{folder.name}: no {notebook.name}")
@@ -172,12 +195,17 @@ def _loose_files(
     known = lesson_names()
     paths = [p for p in sorted(source.rglob("*")) if p.suffix.lower() == ".ipynb"]
     for path in paths:
-        if ".ipynb_checkpoints" in path.parts or not path.is_file():
+        inside = path.relative_to(source).parts
+        if any(part.startswith(".") for part in inside[:-1]) or not path.is_file():
+            continue  # .ipynb_checkpoints, .work, .cache, .exchange
+        if any(path.is_relative_to(f) for f in covered):
             continue
-        if any(path.resolve().is_relative_to(f.resolve()) for f in covered):
-            continue
-        lesson = only or next((n for n in known if n in path.name), None)
+        named = _lesson_in(path.name, known)
         name, where = shown(path.name), shown(str(path.relative_to(source)))
+        if only and named not in (None, only):
+            found.not_graded.append(f"{where} (a notebook of {named}, not {only})")
+            continue
+        lesson = only or named
         if lesson is None:
             found.unattributed += 1
             found.not_graded.append(
@@ -188,9 +216,9 @@ def _loose_files(
         if name_map is not None and path.name in name_map:
             student = student_id(name_map[path.name])
         else:
-            student = student_id(path.stem.replace(lesson, ""))
+            student = student_id(re.sub(re.escape(lesson), "", path.stem, flags=re.I))
             folder = path.parent
-            while not student and folder != source and folder.name in known:
+            while not student and folder != source and _lesson_in(folder.name, known):
                 folder = folder.parent
             if not student and folder != source:
                 student = student_id(shown(folder.name))
@@ -297,17 +325,21 @@ def collect(
         shutil.rmtree(unpacked, ignore_errors=True)
         problems += extract_zip(source, unpacked, times=zip_times, skipped=skipped)
         source = unpacked
-    # Not submissions: a course root's other folders, and this run's own output.
-    outside = []
-    if (source / "submitted").is_dir():
-        outside += [source / name for name in _COURSE_FOLDERS]
+    # A course root holds submissions in submitted/ only; below it, what
+    # earlier runs wrote (autograded copies, templates) is no submission either.
+    if (source / "submitted").is_dir() and any(
+        (source / m).exists() for m in _COURSE_ROOT
+    ):
+        source = source / "submitted"
+    outside = _outputs_under(source)
     out = Path(workdir).resolve().parent
-    if out != source.resolve() and out.is_relative_to(source.resolve()):
-        outside.append(out)
+    if out.is_relative_to(source.resolve()):
+        here = source / out.relative_to(source.resolve())
+        outside += [here / part for part in _OUTPUT_PARTS]
     folders = [
         f
         for f in _layout_folders(source / "submitted") + _layout_folders(source)
-        if f.parent not in outside
+        if not any(f.is_relative_to(o) for o in outside)
     ]
     layout = _nbgrader_layout(folders, lesson)
     claims = {(s.student, s.lesson): [s.path] for s in layout.submissions}

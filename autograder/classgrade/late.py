@@ -75,75 +75,112 @@ class DueDates(Configurable):
     ).tag(config=True)
 
 
-def _with_zone(when: datetime, zone_name: str, text: str) -> datetime:
+def _zone(name: str, text: str) -> Any:
+    """An IANA zone or ``UTC`` by name; never the machine's own."""
     from dateutil import tz
 
-    zone = tz.gettz(zone_name) if zone_name else None
+    zone = None
+    if name and not name.startswith("/") and name.lower() != "localtime":
+        zone = tz.UTC if name.upper() in ("UTC", "Z", "GMT") else tz.gettz(name)
     if zone is None:
         raise ValueError(
-            f"unknown time zone {zone_name!r} in {text!r}; use an IANA name "
+            f"unknown time zone {name!r} in {text!r}; use an IANA name "
             "such as Europe/Paris, or an offset such as +0100"
         )
-    return when.replace(tzinfo=zone)
+    return zone
+
+
+def _in_zone(when: datetime, zone: Any, text: str) -> datetime:
+    """``when`` (naive) read in ``zone``; a time a clock change skips or
+    repeats there is refused (it names no one moment)."""
+    from dateutil import tz
+
+    when = when.replace(tzinfo=zone)
+    if not tz.datetime_exists(when) or tz.datetime_ambiguous(when):
+        raise ValueError(
+            f"{text!r} is skipped or repeated when the clocks change in that zone; "
+            "give the offset instead, e.g. 2026-10-25 02:30+02:00"
+        )
+    return when
+
+
+_NBGRADER_FORM = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\S+) (\S+)")
 
 
 def _nbgrader_form(text: str) -> datetime | None:
     """``2026-12-01 17:00[:00[.5]] ZONE`` (nbgrader's own), or None."""
     from dateutil import parser
 
-    parts = text.split(" ")
-    if len(parts) != 3 or not _ISO_DATE.fullmatch(parts[0]):
+    match = _NBGRADER_FORM.fullmatch(text)
+    if match is None:
         return None
+    day, clock, zone = match.groups()
     try:
-        when = parser.isoparse(f"{parts[0]}T{parts[1]}")
-    except ValueError:
-        return None
-    if _OFFSET.fullmatch(parts[2]):
-        return parser.isoparse(f"{parts[0]}T{parts[1]}{parts[2]}")
-    if parts[2].upper() in ("UTC", "Z", "GMT"):
-        return when.replace(tzinfo=timezone.utc)
-    return _with_zone(when, parts[2], text)
+        when = parser.isoparse(f"{day}T{clock}")
+    except ValueError as exc:
+        raise ValueError(f"{text!r} is not a date and time ({exc})") from None
+    if when.tzinfo is not None:
+        raise ValueError(f"{text!r} gives two time zones; give one")
+    if _OFFSET.fullmatch(zone):
+        return parser.isoparse(f"{day}T{clock}{zone}")
+    return _in_zone(when, _zone(zone, text), text)
+
+
+def _course_format(text: str, config: Any) -> datetime | None:
+    """``text`` read with the first of the course's ``c.DueDates.formats``
+    that reads it, or None."""
+    dates = DueDates(config=config)
+    for form in dates.formats:
+        if "%Z" in form:
+            raise ValueError(
+                f"c.DueDates.formats entry {form!r} uses %Z, which strptime reads "
+                "as no zone at all: use %z (an offset), or leave the zone out and "
+                "set c.DueDates.time_zone"
+            )
+        try:
+            when = datetime.strptime(text, form)
+        except ValueError:
+            continue
+        if when.tzinfo is not None:
+            return when
+        if not dates.time_zone:
+            raise ValueError(
+                f"{text!r} matches c.DueDates.formats entry {form!r}, which has no "
+                "%z: set c.DueDates.time_zone (e.g. Europe/Paris)"
+            )
+        return _in_zone(when, _zone(dates.time_zone, text), text)
+    return None
 
 
 def parse_time(text: str, config: Any = None) -> datetime:
     """A due date or submission time an instructor wrote, as nbgrader stores
     it: naive UTC. Only unambiguous forms are read:
 
+    * a format the course config names (:class:`DueDates`), tried first;
     * ISO 8601 with a zone or an offset (``2026-12-01T16:00Z``,
       ``2026-12-01 17:00+01:00``);
     * nbgrader's ``date time ZONE`` with an ISO date, ZONE being ``UTC``, an
-      IANA name (``Europe/Paris``) or an offset (``+0100``);
-    * a format the course config names (:class:`DueDates`).
+      IANA name (``Europe/Paris``) or an offset (``+0100``).
 
     Raises:
         ValueError: anything else (``01.12.2026 09:57``, ``12/01/2026 5pm``, a
-            time without a zone, an unknown zone), with examples of what is read.
+            time without a zone, an unknown zone, a local time that the clock
+            change skips or repeats), with examples of what is read.
     """
     from dateutil import parser
 
     text = " ".join(str(text).split())
-    when: datetime | None = None
-    try:
-        when = parser.isoparse(text) if _ISO_DATE.match(text) else None
-    except ValueError:
-        when = None
-    if when is None:
-        when = _nbgrader_form(text)
-    if when is None and config is not None:
-        dates = DueDates(config=config)
-        for form in dates.formats:
-            try:
-                when = datetime.strptime(text, form)
-            except ValueError:
-                continue
-            if when.tzinfo is None:
-                if not dates.time_zone:
-                    raise ValueError(
-                        f"{text!r} matches c.DueDates.formats entry {form!r}, which "
-                        "has no %z: set c.DueDates.time_zone (e.g. Europe/Paris)"
-                    )
-                when = _with_zone(when, dates.time_zone, text)
-            break
+    when = _course_format(text, config) if config is not None else None
+    if when is None and _ISO_DATE.match(text):
+        try:
+            when = parser.isoparse(text)
+        except ValueError as exc:
+            when = _nbgrader_form(text)
+            if when is None:
+                raise ValueError(
+                    f"{text!r} is not a date and time ({exc}); write ISO 8601 "
+                    f"with a zone, e.g. {EXAMPLES}"
+                ) from None
     if when is None:
         raise ValueError(
             f"{text!r} is not a date and time this course reads: write ISO 8601 "
@@ -161,24 +198,31 @@ def parse_time(text: str, config: Any = None) -> datetime:
 def parse_stamp(text: str) -> datetime:
     """A time the tools wrote (nbgrader's ``timestamp.txt``, a zip entry's date,
     a stored result): as :func:`parse_time`, and a time without a zone is UTC,
-    as both write it.
+    as both write it. A ``timestamp.txt`` in another format (nbgrader's
+    ``Exchange.timestamp_format`` is configurable) is read as nbgrader reads
+    it, with dateutil's parser.
 
     Raises:
-        ValueError: not one of those forms.
+        ValueError: not a date and time.
     """
     from dateutil import parser
 
     text = " ".join(str(text).split())
-    if _ISO_DATE.match(text):
+    try:
+        when = parser.isoparse(text) if _ISO_DATE.match(text) else None
+    except ValueError:
+        when = None
+    if when is None:
         try:
-            when = parser.isoparse(text)
+            when = parse_time(text)
         except ValueError:
-            pass
-        else:
-            if when.tzinfo is None:
-                return when
-            return when.astimezone(timezone.utc).replace(tzinfo=None)
-    return parse_time(text)
+            try:
+                when = parser.parse(text)
+            except (ValueError, OverflowError) as exc:
+                raise ValueError(f"{text!r} is not a date and time ({exc})") from None
+    if when.tzinfo is None:
+        return when
+    return when.astimezone(timezone.utc).replace(tzinfo=None)
 
 
 def read_timestamp(folder: Path) -> tuple[str, str]:

@@ -104,6 +104,11 @@ class ClassReport:
         return "\n".join(lines)
 
 
+def _utc(when: str) -> str:
+    """A stored time (ISO, UTC, no zone) as it reads unambiguously: with ``Z``."""
+    return f"{when}Z" if when and not when.endswith("Z") else when
+
+
 def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.2f} h"
 
@@ -124,7 +129,7 @@ def write_reports(results: Iterable[Result], out_dir: Path) -> None:
             cells = [r.per_question.get(q, ["", ""])[0] for q in questions]
             writer.writerow(
                 [r.student, r.lesson, *cells, r.score, r.max_score, r.status]
-                + ["; ".join(r.flags), "; ".join(r.review), r.submitted_at]
+                + ["; ".join(r.flags), "; ".join(r.review), _utc(r.submitted_at)]
                 + [round(r.seconds_late / 3600, 4), r.raw, round(r.raw - r.score, 6)]
                 + [r.late_penalty, r.final]
             )

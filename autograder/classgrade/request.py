@@ -86,7 +86,8 @@ class Plan:
     lateness: Lateness | None = None  # due dates and who is late, before grading
     due: str | None = None  # --due as read: ISO text, UTC
     left_out: tuple[int, int] = (0, 0)  # at intake: files skipped, unattributed
-    others: list[Result] = field(default_factory=list)  # other lessons' rows in out
+    others: list[Result] = field(default_factory=list)  # rows kept, not graded now
+    dropped: list[Key] = field(default_factory=list)  # --force: removed at publish
 
 
 def _check(request: Request, submissions: list[Submission]) -> None:
@@ -141,10 +142,13 @@ def _check_confinement(request: Request) -> str:
 
 def _earlier_rows(
     request: Request, out_dir: Path, submissions: list[Submission], lesson: str | None
-) -> list[Result]:
-    """The results ``out_dir`` holds for lessons this run does not grade (they
-    stay in ``grades.csv``). A run that would drop earlier results of the
-    lessons it grades stops, unless ``force`` (then they are removed).
+) -> tuple[list[Result], list[Key]]:
+    """The results ``out_dir`` holds that stay in ``grades.csv`` though this
+    run does not grade them (other lessons'; in a precise regrade, everyone's
+    not in the source), and the ones the run would drop: earlier results of the
+    lessons it grades whose submissions are not in the source. Those stop the
+    run, unless ``force``: then :func:`~autograder.classgrade.batch.publish`
+    removes them, once the run has finished.
 
     Raises:
         ValueError: naming the results that would be lost, and what to do.
@@ -153,24 +157,22 @@ def _earlier_rows(
 
     now = {(s.student, s.lesson) for s in submissions}
     lessons = {s.lesson for s in submissions} | ({lesson} if lesson else set())
-    earlier = store.stored_keys(out_dir)
-    lost = sorted(k for k in earlier - now if k[1] in lessons)
+    earlier = store.stored_keys(out_dir) - now
+    lost = [] if request.precise else sorted(k for k in earlier if k[1] in lessons)
     if lost and not request.force:
         names = ", ".join(f"{s}/{x}" for s, x in lost[:5])
         more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
         raise ValueError(
             f"{out_dir} holds {len(lost)} earlier result(s) that are not in "
             f"{request.source} ({names}{more}); grading there would drop them from "
-            "grades.csv. Grade into another --out, or pass --force to replace "
-            "that folder's results"
+            "grades.csv. Grade into another --out, or pass --force to regrade "
+            "everyone and replace that folder's results"
         )
-    for key in lost:
-        store.forget(out_dir, *key)
-    rows = [store.stored(out_dir, *k, graded_only=False) for k in earlier - now]
+    kept = sorted(set(earlier) - set(lost))
+    rows = [store.stored(out_dir, *k, graded_only=False) for k in kept]
     return sorted(
-        (r for r in rows if r is not None and r.lesson not in lessons),
-        key=lambda r: (r.lesson, r.student),
-    )
+        (r for r in rows if r is not None), key=lambda r: (r.lesson, r.student)
+    ), lost
 
 
 def _lateness(
@@ -220,7 +222,7 @@ def plan(
     submissions, problems = intake.submissions, intake.problems
     if request.precise:
         _check(request, submissions)
-    others = _earlier_rows(request, out_dir, submissions, lesson)
+    others, dropped = _earlier_rows(request, out_dir, submissions, lesson)
     lateness, due = None, None
     if request.gradebook is not None:
         lateness = _lateness(request, submissions, lesson)
@@ -295,5 +297,5 @@ def plan(
     return Plan(
         request, out_dir, submissions, todo, jobs, results, earlier, problems,
         courses, gradebooks, kernels, whole, lesson, lateness, due,
-        (intake.skipped, intake.unattributed), others,
+        (intake.skipped, intake.unattributed), others, dropped,
     )  # fmt: skip

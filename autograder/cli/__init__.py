@@ -184,7 +184,13 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--jobs", type=int, default=None, help="parallel workers (default: cores)"
     )
-    grade.add_argument("--force", action="store_true", help="regrade everything")
+    grade.add_argument(
+        "--force",
+        action="store_true",
+        help="regrade everything, and replace what --out holds: results of "
+        "students not in SOURCE are removed once the run has finished (without "
+        "--force such a run stops and names them)",
+    )
     grade.add_argument(
         "--timeout",
         type=int,
@@ -383,12 +389,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``course`` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not sys.stdout.isatty():  # progress and results as they happen, in a log too
+    # progress and results as they happen, in a log file too
+    if not sys.stdout.isatty() and hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)
     try:
         return args.func(args)
     except KeyboardInterrupt as exc:  # batch.Stopped says what stays graded
-        print(f"course {args.command}: {exc or 'stopped'}", file=sys.stderr)
+        print(f"course {args.command}: {str(exc) or 'stopped'}", file=sys.stderr)
         return 130
     except (ValueError, RuntimeError, OSError) as exc:
         print(f"course {args.command}: error: {exc}", file=sys.stderr)

@@ -14,7 +14,7 @@ def read_map(path: str | None) -> tuple[dict[str, str] | None, dict[str, str]]:
         return None, {}
     import csv
 
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:  # Excel's BOM
         rows = [row for row in csv.reader(handle) if len(row) >= 2]
     if rows and rows[0][0].strip().lower() in ("file", "file name", "filename"):
         rows = rows[1:]

@@ -424,3 +424,35 @@ def test_a_batch_of_two_lessons_fills_one_course_gradebook(tmp_path):
             assert submission.needs_manual_grade is False
             grades = [g for nb in submission.notebooks for g in nb.grades]
             assert grades and not any(g.needs_manual_grade for g in grades)
+
+
+def test_an_output_folder_keeps_its_results_and_force_removes_them_only_at_the_end(
+    tmp_path,
+):
+    from autograder.classgrade import Request, Result, store
+    from autograder.classgrade.intake import Submission
+    from autograder.classgrade.request import _earlier_rows
+
+    out = tmp_path / "out"
+    for student, lesson in (("bob", LESSON), ("cy", "02_migration")):
+        store.save(out, Result(student, lesson, "graded", score=1.0))
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copyfile(BLANK, folder / f"ann_{LESSON}.ipynb")
+    # another source for the same lesson: refused, naming what would be lost
+    with pytest.raises(ValueError, match=r"1 earlier result\(s\).*bob/01_devices"):
+        grade_class(folder, LESSON, out_dir=out, progress=False)
+    # with --force, a run that stops before grading (a bad date) removes nothing
+    with pytest.raises(ValueError, match="not a date and time"):
+        grade_class(
+            folder, LESSON, out_dir=out, progress=False, force=True,
+            gradebook=tmp_path / "gradebook.db", due="01.12.2026 09:57",
+        )  # fmt: skip
+    assert store.stored(out, "bob", LESSON) is not None
+    ann = [Submission("ann", LESSON, folder / f"ann_{LESSON}.ipynb", "d")]
+    kept, dropped = _earlier_rows(Request(folder, force=True), out, ann, LESSON)
+    assert [(r.student, r.lesson) for r in kept] == [("cy", "02_migration")]
+    assert dropped == [("bob", LESSON)]
+    # a precise regrade from a partial source keeps everyone else's rows
+    kept, dropped = _earlier_rows(Request(folder, student="ann"), out, ann, LESSON)
+    assert sorted(r.student for r in kept) == ["bob", "cy"] and dropped == []

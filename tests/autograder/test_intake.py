@@ -305,9 +305,58 @@ def test_a_zip_mixing_layouts_grades_every_notebook_it_can_attribute(tmp_path):
     conflict = next(p for p in found.problems if p.startswith("conflict:"))
     assert f"submitted/ann/{LESSON}/{LESSON}.ipynb" in conflict
     assert f"ann_{LESSON}.ipynb" in conflict
-    # a course root: its other folders hold no submissions
+    # a course root (its gradebook, release/, autograded/...): submitted/ only
     _copy(src / "release" / LESSON, f"{LESSON}.ipynb")
     _copy(src / "autograded" / "ann" / LESSON, f"{LESSON}.ipynb")
-    (src / f"ann_{LESSON}.ipynb").unlink()
+    (src / "gradebook.db").write_text("")
     found = collect(src, None, tmp_path / "o2" / ".work")
-    assert [s.student for s in found.submissions] == ["ann", "bob", "cleo", "dan"]
+    assert [s.student for s in found.submissions] == ["ann"]
+
+
+def test_what_grading_wrote_is_never_a_submission(tmp_path):
+    from autograder.classgrade.intake import collect
+
+    src = tmp_path / "class"
+    _copy(src, f"alice_{LESSON}.ipynb")
+    _copy(src, f"bob_{LESSON}.ipynb")
+    # an earlier run with --out equal to the source: its graded copies, its
+    # templates and its lock are there
+    _copy(src / "autograded" / "alice" / LESSON, f"{LESSON}.ipynb")
+    _copy(
+        src / ".work" / "templates" / LESSON / "notebooks" / LESSON, f"{LESSON}.ipynb"
+    )
+    (src / "grades.csv").write_text("student\n")
+    (src / ".course-grade.lock").write_text("")
+    found = collect(src, None, src / ".work")
+    assert [s.student for s in found.submissions] == ["alice", "bob"]
+    assert not [p for p in found.problems if "conflict" in p]
+    # ... or an output folder of its own inside the source
+    other = tmp_path / "other"
+    _copy(other, f"cleo_{LESSON}.ipynb")
+    _copy(other / "grading2" / "autograded" / "cleo" / LESSON, f"{LESSON}.ipynb")
+    (other / "grading2" / "grades.csv").write_text("student\n")
+    found = collect(other, None, tmp_path / "out" / ".work")
+    assert [s.student for s in found.submissions] == ["cleo"]
+
+
+def test_a_symlinked_notebook_and_odd_case_lesson_names(tmp_path):
+    from autograder.classgrade.intake import collect
+
+    elsewhere = _copy(tmp_path / "store", "x.ipynb")
+    folder = tmp_path / "submitted" / "alice" / LESSON
+    folder.mkdir(parents=True)
+    (folder / f"{LESSON}.ipynb").symlink_to(elsewhere)
+    _copy(tmp_path / "submitted" / "ivy" / LESSON.upper(), f"{LESSON.upper()}.ipynb")
+    found = collect(tmp_path / "submitted", None, tmp_path / "o" / ".work")
+    assert [(s.student, s.lesson) for s in found.submissions] == [
+        ("alice", LESSON),
+        ("ivy", LESSON),
+    ]
+    loose = tmp_path / "loose"
+    _copy(loose, "gina_01_Devices.ipynb")
+    _copy(loose / "frank", "02_migration.ipynb")
+    found = collect(loose, LESSON, tmp_path / "o2" / ".work")
+    assert [(s.student, s.lesson) for s in found.submissions] == [("gina", LESSON)]
+    assert "frank/02_migration.ipynb (a notebook of 02_migration, not 01_devices)" in (
+        _summary(found.problems)
+    )

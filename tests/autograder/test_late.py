@@ -282,7 +282,9 @@ def test_lateness_is_shown_before_grading_and_a_wrong_due_date_stops():
     due.check(found, yes=False)  # one of three: no question asked
     # A due date a month early: everyone timed is days late, and loses everything.
     early = due.preview(subs, "2026-11-01T10:00Z", LESSON, None, config)
-    with pytest.raises(ValueError, match="2 of 3 submissions would lose") as stop:
+    with pytest.raises(
+        ValueError, match="2 of 3 submissions of 01_devices would"
+    ) as stop:
         due.check(early, yes=False)
     assert "--yes" in str(stop.value) and "2026-11-01 10:00 UTC" in str(stop.value)
     due.check(early, yes=True)
@@ -308,7 +310,75 @@ def test_course_grade_refuses_an_ambiguous_due_date_before_grading(tmp_path, cap
     assert main([*args, "--due", "2026-11-01T09:00Z"]) == 2
     err = capsys.readouterr().err
     assert "due date of 01_devices: 2026-11-01 09:00:00 UTC" in err
-    assert "1 of 1 submissions would lose more than half" in err
+    assert "1 of 1 submissions of 01_devices would lose more than half" in err
     (tmp_path / "map.csv").write_text(f"ann_{LESSON}.ipynb,ann,01.12.2026 09:00\n")
     assert main([*args, "--due", "2026-11-01T09:00Z"]) == 2
     assert "--map, submitted_at of ann_01_devices.ipynb" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("2026-10-25 02:30 Europe/Paris", "skipped or repeated"),  # twice that night
+        ("2026-03-29 02:30 Europe/Paris", "skipped or repeated"),  # never that night
+        ("2026-12-01 17:00Z America/New_York", "two time zones"),
+        ("2027-02-29T12:00Z", "day is out of range"),
+        ("2026-12-01 17:00 localtime", "unknown time zone"),  # this machine's
+    ],
+)
+def test_dates_that_name_no_one_moment_are_refused(text, why):
+    with pytest.raises(ValueError, match=why):
+        parse_time(text)
+
+
+def test_course_formats_come_first_and_percent_z_names_no_zone():
+    from traitlets.config import Config
+
+    config = Config()
+    config.DueDates.formats = ["%Y-%m-%d %H:%M"]
+    config.DueDates.time_zone = "Europe/Paris"
+    assert parse_time("2026-12-01 17:00", config) == datetime(2026, 12, 1, 16, 0)
+    config.DueDates.formats = ["%d.%m.%Y %H:%M %Z"]
+    with pytest.raises(ValueError, match="uses %Z"):
+        parse_time("01.12.2026 17:00 UTC", config)
+
+
+def test_the_guard_looks_at_each_lesson_on_its_own():
+    from autograder.classgrade import due
+
+    found = due.Lateness(
+        due={
+            LESSON: (datetime(2026, 12, 1), "x"),
+            "02_migration": (datetime(2026, 11, 1), "y"),
+        },
+        late=[due.Late(f"s{i}", "02_migration", 9e6, 12, 12) for i in range(10)],
+        on_time=10,
+        counted={LESSON: 10, "02_migration": 10},
+    )
+    with pytest.raises(ValueError, match="10 of 10 submissions of 02_migration"):
+        due.check(found, yes=False)
+
+
+def test_map_times_from_excel_and_from_grades_csv_are_read(tmp_path):
+    from autograder.cli.grade import _strict_times
+
+    path = tmp_path / "map.csv"
+    # Excel's "CSV UTF-8" starts with a BOM; grades.csv writes UTC times with Z
+    path.write_bytes(
+        "file,student,submitted_at\nann.ipynb,ann,2026-12-01T16:05:03Z\n".encode(
+            "utf-8-sig"
+        )
+    )
+    names, times = _read_map(str(path))
+    assert names == {"ann.ipynb": "ann"}
+    assert _strict_times(times, None) == {"ann.ipynb": "2026-12-01T16:05:03"}
+
+
+def test_the_command_runs_with_a_stdout_that_cannot_be_reconfigured(capsys):
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(["grade", "/nonexistent/folder", "--quiet"]) == 2
+    assert "does not exist" in capsys.readouterr().err

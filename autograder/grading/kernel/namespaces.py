@@ -196,8 +196,14 @@ def _sysctl(name: str) -> str | None:
 def _probe() -> str:
     """Set the namespaces up in a throwaway child; '' if that worked, else why not."""
     read, write = os.pipe()
+    # Ctrl-C waits for the fork to finish (Python's at-fork handlers would
+    # report it as an ignored exception); it arrives right after.
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     pid = os.fork()
+    if pid != 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     if pid == 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         code = 1
         try:
             os.close(read)

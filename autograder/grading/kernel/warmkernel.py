@@ -103,6 +103,7 @@ def serve() -> None:
     """Preload, then fork one kernel per request line until stdin closes."""
     if sys.path and Path(sys.path[0] or ".").resolve() == Path.cwd():
         del sys.path[0]  # as ipykernel_launcher does; IPython adds it back
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the worker's to handle
     if not os.environ.get("MPLBACKEND"):
         os.environ["MPLBACKEND"] = _INLINE
     import importlib
@@ -112,11 +113,16 @@ def serve() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - a missing extra only costs speed
             pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the worker's to handle
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels are reaped at once
-    requests = sys.stdin
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # a stray print must not corrupt the reply channel
+    try:
+        _serve(sys.stdin, replies)
+    except BrokenPipeError:  # the worker is gone (ended by Ctrl-C, say): so are we
+        os._exit(0)
+
+
+def _serve(requests: Any, replies: Any) -> None:
     replies.write(json.dumps({"ready": os.getpid()}) + "\n")
     replies.flush()
     for line in requests:
