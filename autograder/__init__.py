@@ -8,7 +8,7 @@
   ``script``.
 - ``publish``: ``release`` (the student edition), ``probe`` and
   ``probe_watch`` (the delegation probe), ``bundle``, ``site``,
-  ``site_pages``, ``site_scan``.
+  ``site_pages``, ``leaks``.
 - ``grading``: one notebook graded. ``chain`` (nbgrader preprocessors, and
   ``chain/run.py``, the chain in memory), ``kernel`` (``warmkernel`` and
   ``forked`` launch kernels; ``sandbox``, ``landlock``, ``seccomp``,

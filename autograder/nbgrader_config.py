@@ -17,6 +17,13 @@ import os
 
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
 
+# nbgrader runs `alembic` by name when it makes a gradebook (`nbgrader collect`,
+# formgrader): `.venv/bin/nbgrader` finds its own environment's without
+# activating it.
+from autograder.config.scratch import put_python_on_path  # noqa: E402
+
+put_python_on_path()
+
 c.CourseDirectory.root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 c.CourseDirectory.course_id = "gpu-course"
 c.CourseDirectory.source_directory = "solutions"

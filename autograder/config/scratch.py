@@ -114,7 +114,7 @@ def cached_course(lesson: str) -> Path:
     return done
 
 
-def _put_python_on_path() -> None:
+def put_python_on_path() -> None:
     """nbgrader runs tools such as ``alembic`` by name: find the running Python's.
 
     A virtual environment used without being activated (``.venv/bin/python -m
@@ -182,7 +182,7 @@ class ScratchCourse:
             from nbgrader.apps import NbGraderAPI
             from nbgrader.coursedir import CourseDirectory
 
-            _put_python_on_path()
+            put_python_on_path()
             config = grading_config(self.root)
             self._api = NbGraderAPI(
                 coursedir=CourseDirectory(config=config), config=config

@@ -16,12 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from autograder.lessons.conventions import (
-    LESSON_NAME,
-    LessonId,
-    hidden_markers,
-    solution_markers,
-)
+from autograder.lessons.conventions import LESSON_NAME, LessonId
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_PREFIX = "_ref_"
@@ -135,29 +130,6 @@ def write_notebook(nb: Any, path: Path) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
-
-
-def find_leaks(path: Path) -> list[str]:
-    """List what a student-edition notebook must not contain.
-
-    Looks for solution and hidden-test markers, names of reference
-    implementations (``_ref_...``), outputs and execution counts.
-    """
-    text = path.read_text(encoding="utf-8")
-    problems = [
-        f"contains {m!r}" for m in solution_markers() + hidden_markers() if m in text
-    ]
-    if REFERENCE_PREFIX in text:
-        problems.append(f"contains a reference name ({REFERENCE_PREFIX}...)")
-    import nbformat
-
-    nb = nbformat.reads(text, as_version=4)
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "code" and (cell.outputs or cell.execution_count):
-            problems.append(f"cell {index + 1} has outputs")
-    if "jupytext" in nb.metadata:
-        problems.append("has jupytext metadata")
-    return problems
 
 
 def grade_points(lesson: str) -> dict[str, float]:

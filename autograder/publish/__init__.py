@@ -1,3 +1,4 @@
 """What students and readers get: the release (``release``, with its delegation
 probe in ``probe`` and ``probe_watch``), the student bundle (``bundle``) and
-the website (``site``, ``site_pages``, ``site_scan``)."""
+the website (``site``, ``site_pages``). ``leaks`` is the one leak scan all
+three run before anything reaches a student or a reader."""

@@ -18,6 +18,7 @@ a notebook. A bundle that fails the check is not written.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -25,8 +26,12 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder.lessons import REFERENCE_PREFIX, REPO_ROOT, find_leaks
-from autograder.lessons.conventions import hidden_markers, solution_markers
+from autograder.lessons import REPO_ROOT
+from autograder.publish.leaks import (
+    notebook_leaks,
+    scan_texts,
+    student_edition_forbidden,
+)
 
 STUDENT_README = """\
 # GPU acceleration with Python: student bundle
@@ -38,10 +43,15 @@ here.
 ## Start
 
     python -m venv .venv
-    .venv/bin/pip install wheels/*.whl jupyterlab   # NumPy, PyTorch, matplotlib,
-                                                    # scikit-learn come with it
+    .venv/bin/pip install wheels/*.whl {jupyter}
     .venv/bin/python -m course doctor               # what your machine has
     .venv/bin/jupyter lab notebooks/
+
+The wheel brings NumPy, PyTorch, matplotlib and scikit-learn. nbgrader adds
+JupyterLab's Validate button (it runs the visible tests of a notebook, as the
+test cells do) and, where your instructor runs an nbgrader exchange (a shared
+JupyterHub), the Assignments tab that fetches and submits lessons. On Windows,
+use `.venv\\Scripts\\pip` and `.venv\\Scripts\\jupyter`.
 
 On a machine with an NVIDIA GPU, also install CuPy for your CUDA version
 (`pip install cupy-cuda12x`, or `cupy-cuda13x`). Without a GPU every lesson
@@ -53,6 +63,13 @@ the test cell after it, which says what to fix. Submit the notebook the way
 your instructor asked (the nbgrader assignment list, a learning platform, or
 e-mail).
 """
+
+
+def _jupyter_pins() -> str:
+    """JupyterLab and nbgrader as the course's ``pyproject.toml`` pins them."""
+    text = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    pins = re.findall(r'"((?:jupyterlab|nbgrader)\s*[<>=!~][^"]*)"', text)
+    return " ".join(f'"{pin.replace(" ", "")}"' for pin in pins)
 
 
 class BundleError(RuntimeError):
@@ -89,13 +106,14 @@ def build_wheel(out: Path) -> Path:
     return wheel
 
 
-def _forbidden_text() -> list[str]:
-    """Strings no file in the bundle may contain."""
+def _forbidden_text() -> dict[str, str]:
+    """What no file in the bundle may contain: the leak scan's list
+    (:func:`autograder.publish.leaks.student_edition_forbidden`) less what the
+    student edition and the student library hold anyway, grader module names,
+    and a line of each sample answer that neither holds (found in a bundle, it
+    can only be a leak)."""
     from autograder.samples import all_samples
 
-    marks = [*solution_markers(), *hidden_markers(), REFERENCE_PREFIX, "autograder."]
-    # From each sample's answers, a line that neither the student edition nor
-    # the student library holds: found in a bundle, it can only be a leak.
     shipped = "\n".join(
         p.read_text(encoding="utf-8")
         for p in [
@@ -103,6 +121,9 @@ def _forbidden_text() -> list[str]:
             *(REPO_ROOT / "course").rglob("*.py"),
         ]
     )
+    # (the student library may share a line with an answer: `index = device.index`)
+    found = {k: v for k, v in student_edition_forbidden().items() if k not in shipped}
+    found["autograder."] = "a grader module name"
     for sample in all_samples():
         for code in sample.answers.values():
             own = [
@@ -110,8 +131,8 @@ def _forbidden_text() -> list[str]:
                 for line in code.splitlines()
                 if len(line.strip()) > 30 and line.strip() not in shipped
             ]
-            marks += own[:1]
-    return marks
+            found.update({line: f"a line of sample {sample.name}" for line in own[:1]})
+    return found
 
 
 def check_files(root: Path) -> list[str]:
@@ -124,7 +145,7 @@ def check_files(root: Path) -> list[str]:
             problems.append(f"{name}: grader or answer folder")
             continue
         if path.suffix == ".ipynb":
-            problems += [f"{name}: {p}" for p in find_leaks(path)]
+            problems += [f"{name}: {p}" for p in notebook_leaks(path)]
         if path.suffix == ".whl":
             with zipfile.ZipFile(path) as wheel:
                 members = wheel.namelist()
@@ -134,10 +155,7 @@ def check_files(root: Path) -> list[str]:
             ]
         else:
             texts = {name: path.read_text(encoding="utf-8", errors="replace")}
-        for member, text in texts.items():
-            problems += [
-                f"{member}: contains {mark!r}" for mark in forbidden if mark in text
-            ]
+        problems += scan_texts({m: (t, t) for m, t in texts.items()}, forbidden)
     return problems
 
 
@@ -161,7 +179,8 @@ def build_bundle(out_dir: Path | None = None, log=print) -> Path:
         )
         log("building the student wheel...")
         build_wheel(root / "wheels")
-        (root / "README.md").write_text(STUDENT_README, encoding="utf-8")
+        readme = STUDENT_README.format(jupyter=_jupyter_pins())
+        (root / "README.md").write_text(readme, encoding="utf-8")
         problems = check_files(root)
         if problems:
             raise BundleError("the student bundle would leak:\n" + "\n".join(problems))

@@ -1,7 +1,21 @@
-"""The website's leak scan: no built file may hold an answer or a hidden test."""
+"""The one leak scan: nothing a student or a reader receives holds a hidden test,
+or (where answers are not shown) an answer or what an answer printed.
+
+:func:`forbidden_text` lists what must not appear: the solution and
+hidden-test markers, reference names (``_ref_...``), each line of every hidden
+test and, without solutions, each line of every answer, less the lines that
+also appear in text that may be shown. :func:`scan_texts` looks for them in
+files as a reader meets them (HTML without tags, notebooks and JSON as their
+decoded strings). Used by the release (:func:`notebook_leaks`, each student
+notebook before it is written), the student bundle
+(:mod:`autograder.publish.bundle`) and the website (:func:`scan`, every built
+file, and the text outputs of the reference's answer cells:
+:func:`answer_outputs`).
+"""
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -62,14 +76,14 @@ def forbidden_text(solutions: bool, allowed: str) -> dict[str, str]:
         found.update({m: "a solution marker" for m in solution_markers()})
     for lesson in lesson_names():
         source = find_lesson(lesson).read_text(encoding="utf-8")
-        kinds = [(hidden_markers(), "hidden test")]
+        kinds = [(hidden_markers(), "a hidden test")]
         if not solutions:
-            kinds.append((solution_markers(), "answer"))
+            kinds.append((solution_markers(), "an answer"))
         for markers, what in kinds:
             for line in _block_lines(source, markers):
                 line = line.lstrip("# ").strip()
                 if len(line) >= 16 and line not in allowed:
-                    found[line] = f"a line of a {what} of {lesson}"
+                    found[line] = f"a line of {what} of {lesson}"
     return found
 
 
@@ -98,20 +112,117 @@ def _visible_text(path: Path) -> str:
     return text
 
 
+def scan_texts(
+    texts: dict[str, tuple[str, str]], forbidden: dict[str, str]
+) -> list[str]:
+    """Each (name, what) for every forbidden needle in ``texts`` (a name and
+    the file's raw and visible text)."""
+    return [
+        f"{name}: contains {what}: {needle!r}"
+        for name, (raw, visible) in texts.items()
+        for needle, what in forbidden.items()
+        if needle in raw or needle in visible
+    ]
+
+
 def scan(out: Path, forbidden: dict[str, str]) -> list[str]:
     """Every built text file holding forbidden text, with what it holds."""
-    problems = []
+    texts = {}
     for path in sorted(out.rglob("*")):
         if not path.is_file() or path.suffix not in _TEXT_SUFFIXES:
             continue
         if path.relative_to(out).parts[0] == "_static" and path.suffix != ".ipynb":
             continue  # the theme's own files
         raw = path.read_text(encoding="utf-8", errors="replace")
-        texts = (raw, _visible_text(path))
-        for needle, what in forbidden.items():
-            if any(needle in t for t in texts):
-                problems.append(f"{path.relative_to(out)}: {what}: {needle!r}")
+        texts[str(path.relative_to(out))] = (raw, _visible_text(path))
+    return scan_texts(texts, forbidden)
+
+
+def _output_text(cell: Any) -> list[str]:
+    """The lines of text a code cell's outputs show (streams, results, HTML)."""
+    lines = []
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        for text in (output.get("text", ""), data.get("text/plain", "")):
+            text = "".join(text) if isinstance(text, list) else str(text)
+            lines += [line.strip() for line in text.splitlines()]
+        html_text = data.get("text/html", "")
+        html_text = "".join(html_text) if isinstance(html_text, list) else html_text
+        lines += [
+            line.strip()
+            for line in html.unescape(
+                re.sub(r"<[^>]+>", "\n", str(html_text))
+            ).splitlines()
+        ]
+    return [line for line in lines if line]
+
+
+def answer_outputs(nb: Any, lesson: str, allowed: str) -> dict[str, str]:
+    """Text the reference's answer cells printed or returned in ``nb`` (an
+    executed page): no page without solutions may show it. Lines under 16
+    characters, and lines some other cell printed too, or ``allowed`` holds,
+    are not listed (a heading, a shared figure's title)."""
+    from autograder.lessons.conventions import nbgrader_meta
+
+    def is_answer(cell: Any) -> bool:
+        return cell.cell_type == "code" and bool(nbgrader_meta(cell).get("solution"))
+
+    others = "\n".join(
+        line for c in nb.cells if not is_answer(c) for line in _output_text(c)
+    )
+    return {
+        line: f"an output of an answer of {lesson}"
+        for c in nb.cells
+        if is_answer(c)
+        for line in _output_text(c)
+        if len(line) >= 16 and line not in others and line not in allowed
+    }
+
+
+def notebook_leaks(path: Path) -> list[str]:
+    """What a student-edition notebook must not contain: the forbidden text
+    (hidden tests, answers, markers, reference names), outputs and execution
+    counts, and jupytext metadata."""
+    import nbformat
+
+    text = path.read_text(encoding="utf-8")
+    problems = [
+        f"contains {what}: {needle!r}"
+        for needle, what in student_edition_forbidden().items()
+        if needle in text or needle in _decoded(text)
+    ]
+    nb = nbformat.reads(text, as_version=4)
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and (cell.outputs or cell.execution_count):
+            problems.append(f"cell {index + 1} has outputs")
+    if "jupytext" in nb.metadata:
+        problems.append("has jupytext metadata")
     return problems
+
+
+def _decoded(text: str) -> str:
+    try:
+        return "\n".join(json_strings(json.loads(text)))
+    except ValueError:
+        return text
+
+
+@functools.lru_cache(maxsize=4)
+def _student_edition_forbidden(_sources: tuple[float, ...] = ()) -> dict[str, str]:
+    from autograder.config.scratch import instructor_config
+
+    stubs = instructor_config(None).ClearSolutions
+    allowed = [shown_source(name, False) for name in lesson_names()]
+    allowed += [*dict(stubs.code_stub).values(), str(stubs.text_stub)]
+    return forbidden_text(False, "\n".join(allowed))
+
+
+def student_edition_forbidden() -> dict[str, str]:
+    """:func:`forbidden_text` without solutions, what a student may see being
+    every lesson's source less its answers and hidden tests (cached until a
+    source changes)."""
+    stamps = tuple(find_lesson(n).stat().st_mtime for n in lesson_names())
+    return _student_edition_forbidden(stamps)
 
 
 # --- the build ---------------------------------------------------------------

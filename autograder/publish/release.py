@@ -15,7 +15,8 @@ from pathlib import Path
 import nbformat
 
 from autograder.config.scratch import ScratchCourse
-from autograder.lessons import REPO_ROOT, find_leaks, lesson_names, write_notebook
+from autograder.lessons import REPO_ROOT, lesson_names, write_notebook
+from autograder.publish.leaks import notebook_leaks
 
 
 class LeakError(RuntimeError):
@@ -55,7 +56,7 @@ def release(
             # Checked in the scratch course, before anything reaches out_dir.
             for notebook in sorted(released.rglob("*.ipynb")):
                 _normalise(notebook)
-                problems = find_leaks(notebook)
+                problems = notebook_leaks(notebook)
                 if problems:
                     raise LeakError(f"{notebook.name}: {'; '.join(problems)}")
             target = out_dir / released.name

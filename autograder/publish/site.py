@@ -13,15 +13,17 @@ student edition's rule: no hidden test, ever.
    with no source change executes nothing.
 3. Answer cells: with solutions, their code sits behind a "Show solution"
    button, closed by default (MyST-NB's ``hide-input``), markers removed;
-   without (``SOLUTIONS=0``), the student edition's cell replaces them (the
-   outputs of the reference run stay, so figures and printed numbers show).
+   without (``SOLUTIONS=0``), the student edition's cell replaces them, with
+   no output (the lesson's own cells keep theirs).
 4. Each figure's alt text (``course.plots.show`` puts it in the output's
    metadata) is copied to the cell metadata MyST-NB reads (``mystnb.image``).
 5. Each page opens with an "Open in Colab" link and a download link for the
    student notebook (``notebooks/``, no answers, no hidden tests).
 6. The home page and the instructor pages are generated from README.md.
 7. ``sphinx-build -b html``; then every built file is scanned for hidden-test
-   text (and, without solutions, for answer code). A leak fails the build.
+   text (and, without solutions, for answer code and for what the reference's
+   answer cells printed) by :mod:`autograder.publish.leaks`. A leak fails the
+   build.
 """
 
 from __future__ import annotations
@@ -48,14 +50,15 @@ from autograder.lessons import (
 )
 from autograder.lessons.colab import colab_url
 from autograder.lessons.conventions import hidden_markers, solution_markers
-from autograder.publish.site_pages import home_page, instructor_pages
-from autograder.publish.site_scan import (
+from autograder.publish.leaks import (
+    answer_outputs,
     forbidden_text,
     json_strings,  # noqa: F401 - the site test reads notebooks with it
     scan,
     shown_source,
     student_text,
 )
+from autograder.publish.site_pages import home_page, instructor_pages
 
 CONF = REPO_ROOT / "docs" / "site" / "conf.py"
 DEFAULT_OUT = REPO_ROOT / "build" / "site"
@@ -175,9 +178,9 @@ def finish_page(nb: Any, lesson: str, solutions: bool) -> Any:
     """Collapse or replace answers, set alt text, add the links cell.
 
     Without solutions every cell's text comes from the student edition (the
-    ids must match one to one), and answer cells keep only their displayed
-    outputs (figures, printed results): never text a warning could have
-    echoed from the answer's source.
+    ids must match one to one), and answer cells show no output: what the
+    reference printed or drew (a ``predict``'s values) would give the answer
+    away. The lesson's own cells keep theirs.
     """
     student = {} if solutions else _student_cells(lesson)
     if not solutions:
@@ -191,12 +194,8 @@ def finish_page(nb: Any, lesson: str, solutions: bool) -> Any:
         if not solutions:
             cell.source = student[cell.get("id")]
             if _is_solution(cell) and cell.cell_type == "code":
-                cell.outputs = [
-                    o
-                    for o in cell.outputs
-                    if o.get("output_type") in ("display_data", "execute_result")
-                    or (o.get("output_type") == "stream" and o.get("name") == "stdout")
-                ]
+                cell.outputs = []  # what the reference printed is an answer too
+                cell.execution_count = None
         if cell.cell_type != "code":
             continue
         if _is_solution(cell) and solutions:
@@ -281,9 +280,12 @@ def build_site(
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         allowed = [readme]
+        printed: dict[str, str] = {}  # what the reference's answers printed
         for lesson in names:
             nb, hit = executed(lesson, cache, log)
             (report.cached if hit else report.executed).append(lesson)
+            if not solutions:
+                printed.update(answer_outputs(nb, lesson, shown_source(lesson, False)))
             nb = finish_page(nb, lesson, solutions)
             write_notebook(nb, src / "days" / f"{lesson}.ipynb")
             student = REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb"
@@ -308,7 +310,10 @@ def build_site(
         log(f"rendered in {time.perf_counter() - started:.0f} s since the start")
         if built.returncode != 0:
             raise RuntimeError(f"sphinx-build failed:\n{built.stderr[-4000:]}")
-        problems = scan(out, forbidden_text(solutions, "\n".join(allowed)))
+        forbidden = forbidden_text(solutions, "\n".join(allowed))
+        shown = "\n".join(allowed)
+        forbidden.update({k: v for k, v in printed.items() if k not in shown})
+        problems = scan(out, forbidden)
         if problems:
             shutil.rmtree(out, ignore_errors=True)
             raise SiteLeakError(

@@ -31,7 +31,11 @@ def test_the_bundle_holds_what_a_student_needs_and_nothing_else(tmp_path):
         }
     # The same check the build ran, on what was actually written.
     assert check_files(root) == []
-    assert "pip install wheels/*.whl" in (root / "README.md").read_text()
+    readme = (root / "README.md").read_text()
+    assert "pip install wheels/*.whl" in readme
+    # Validate and the Assignments tab are nbgrader's: the install line has it,
+    # pinned as the course's own requirements pin it
+    assert '"nbgrader>=0.9.2,<0.10"' in readme and '"jupyterlab>=4.0,<5"' in readme
 
 
 def test_the_check_finds_a_solution_a_hidden_test_and_a_sample_answer(tmp_path):

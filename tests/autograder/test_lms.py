@@ -10,7 +10,7 @@ import sys
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.config.scratch import _put_python_on_path
+from autograder.config.scratch import put_python_on_path
 from autograder.lessons import REPO_ROOT
 
 #: ann scores 2 + 3 of 5 on Day 01, but was late: a 1.5-point penalty leaves 3.5;
@@ -22,7 +22,7 @@ EXPECTED = {"ann": ("3.5", "4"), "bob": ("1", ""), "cat": ("", ""), "dee": ("", 
 
 @pytest.fixture
 def course(tmp_path):
-    _put_python_on_path()  # nbgrader runs alembic by name
+    put_python_on_path()  # nbgrader runs alembic by name
     root = tmp_path / "course"
     root.mkdir()
     (root / "nbgrader_config.py").write_text(

@@ -13,12 +13,12 @@ from autograder.grading import validate_notebook
 from autograder.lessons import (
     REPO_ROOT,
     LessonError,
-    find_leaks,
     lesson_names,
     source_to_notebook,
     write_notebook,
 )
 from autograder.lessons.script import run_script
+from autograder.publish.leaks import notebook_leaks
 from autograder.publish.release import release
 
 LESSONS = lesson_names()
@@ -57,7 +57,7 @@ def test_regenerating_notebooks_changes_nothing(fresh_release):
 def test_student_edition_has_no_solutions_hidden_tests_or_outputs(lesson):
     notebook = NOTEBOOKS / lesson / f"{lesson}.ipynb"
     assert notebook.is_file(), f"{notebook} missing: run `make release`"
-    assert find_leaks(notebook) == []
+    assert notebook_leaks(notebook) == []
     assert not list((NOTEBOOKS / lesson).glob("*.py")), "a .py source was released"
     text = notebook.read_text()
     assert "NotImplementedError" in text
@@ -90,10 +90,19 @@ def test_leak_detector_finds_what_it_must(tmp_path):
     nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="2")]
     path = tmp_path / "leaky.ipynb"
     write_notebook(nb, path)
-    problems = find_leaks(path)
-    assert "contains 'BEGIN SOLUTION'" in problems
+    problems = notebook_leaks(path)
+    assert "contains a solution marker: 'BEGIN SOLUTION'" in problems
     assert any("reference name" in p for p in problems)
     assert "cell 2 has outputs" in problems
+    # a line of a real lesson's hidden test, or of its answer, is found anywhere
+    source = (
+        REPO_ROOT / "solutions" / "06_linear_regression" / "06_linear_regression.py"
+    )
+    hidden = source.read_text().split("BEGIN HIDDEN TESTS")[1].splitlines()
+    line = next(x.strip() for x in hidden if len(x.strip()) >= 40)
+    nb.cells = [nbformat.v4.new_markdown_cell(f"Note: {line}")]
+    write_notebook(nb, path)
+    assert any("a line of a hidden test of " in p for p in notebook_leaks(path))
 
 
 @pytest.mark.parametrize(

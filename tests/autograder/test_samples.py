@@ -138,7 +138,8 @@ def _course_for(root, lesson, entries):
 
 
 def _plain_autograde(root, lesson, students) -> dict:
-    """`nbgrader autograde LESSON` run at ``root``; per-cell scores per student."""
+    """`nbgrader autograde LESSON` run at ``root``; per-cell scores per student,
+    and the cells nbgrader marks "needs manual grade"."""
     import subprocess
     import sys
 
@@ -154,14 +155,15 @@ def _plain_autograde(root, lesson, students) -> dict:
         capture_output=True,
         check=True,
     )
-    scores = {}
+    scores, manual = {}, {}
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         for student in students:
             nb = gradebook.find_submission_notebook(lesson, lesson, student)
             scores[student] = {
                 g.name: [float(g.score), float(g.max_score)] for g in nb.grades
             }
-    return scores
+            manual[student] = sorted(g.name for g in nb.grades if g.needs_manual_grade)
+    return scores, manual
 
 
 @pytest.mark.slow
@@ -196,6 +198,11 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded, tmp_path):
             for lesson in lessons
         }
         plain = {lesson: run.result() for lesson, run in runs.items()}
-    ours = {(r.student, r.lesson): r.per_question for r in report.results}
+    ours = {(r.student, r.lesson): r for r in report.results}
     for s in mine:
-        assert plain[s.lesson][s.name] == ours[(s.name, s.lesson)], s.name
+        scores, manual = plain[s.lesson]
+        assert scores[s.name] == ours[(s.name, s.lesson)].per_question, s.name
+        # formgrader's triage: the course gradebook marks "needs manual grade"
+        # on the cells only a person can grade (auto score None,
+        # classgrade/gradebook.py), which must be nbgrader's own cells
+        assert manual[s.name] == sorted(ours[(s.name, s.lesson)].manual), s.name
