@@ -31,6 +31,7 @@ from autograder.publish.leaks import (
     notebook_leaks,
     scan_texts,
     student_edition_forbidden,
+    visible_text,
 )
 
 STUDENT_README = """\
@@ -51,7 +52,9 @@ The wheel brings NumPy, PyTorch, matplotlib and scikit-learn. nbgrader adds
 JupyterLab's Validate button (it runs the visible tests of a notebook, as the
 test cells do) and, where your instructor runs an nbgrader exchange (a shared
 JupyterHub), the Assignments tab that fetches and submits lessons. On Windows,
-use `.venv\\Scripts\\pip` and `.venv\\Scripts\\jupyter`.
+use `.venv\\Scripts\\pip` and `.venv\\Scripts\\jupyter`, and name the wheel
+file in full (`wheels\\gpu_course_student-...whl`: cmd and PowerShell do not
+expand `*`).
 
 On a machine with an NVIDIA GPU, also install CuPy for your CUDA version
 (`pip install cupy-cuda12x`, or `cupy-cuda13x`). Without a GPU every lesson
@@ -115,12 +118,12 @@ def _forbidden_text() -> dict[str, str]:
     from autograder.samples import all_samples
 
     shipped = "\n".join(
-        p.read_text(encoding="utf-8")
+        visible_text(p.suffix, p.read_text(encoding="utf-8"))
         for p in [
             *(REPO_ROOT / "notebooks").rglob("*.ipynb"),
             *(REPO_ROOT / "course").rglob("*.py"),
         ]
-    )
+    )  # notebooks as their decoded strings: quotes unescaped
     # (the student library may share a line with an answer: `index = device.index`)
     found = {k: v for k, v in student_edition_forbidden().items() if k not in shipped}
     found["autograder."] = "a grader module name"
@@ -155,7 +158,10 @@ def check_files(root: Path) -> list[str]:
             ]
         else:
             texts = {name: path.read_text(encoding="utf-8", errors="replace")}
-        problems += scan_texts({m: (t, t) for m, t in texts.items()}, forbidden)
+        problems += scan_texts(
+            {m: (t, visible_text(Path(m).suffix, t)) for m, t in texts.items()},
+            forbidden,
+        )
     return problems
 
 

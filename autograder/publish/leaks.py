@@ -98,17 +98,21 @@ def json_strings(value: Any) -> list[str]:
     return []
 
 
-def _visible_text(path: Path) -> str:
-    """The file's text as a reader meets it: HTML without tags and entities,
-    JSON (notebooks included) as its decoded strings."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    if path.suffix == ".html":
-        text = html.unescape(re.sub(r"<[^>]+>", " ", text)) + "\n" + html.unescape(text)
-    elif path.suffix in (".ipynb", ".json"):
+def visible_text(suffix: str, text: str) -> str:
+    """A file's text as a reader meets it: HTML without its tags (dropped, as
+    highlighted code splits a line into spans, and as spaces, as paragraphs
+    join words) and entities, JSON (notebooks included) as its decoded strings."""
+    if suffix == ".html":
+        return (
+            "\n".join(html.unescape(re.sub(r"<[^>]+>", gap, text)) for gap in ("", " "))
+            + "\n"
+            + html.unescape(text)
+        )
+    if suffix in (".ipynb", ".json"):
         try:
-            text = "\n".join(json_strings(json.loads(text)))
+            return "\n".join(json_strings(json.loads(text)))
         except ValueError:
-            pass
+            return text
     return text
 
 
@@ -134,16 +138,26 @@ def scan(out: Path, forbidden: dict[str, str]) -> list[str]:
         if path.relative_to(out).parts[0] == "_static" and path.suffix != ".ipynb":
             continue  # the theme's own files
         raw = path.read_text(encoding="utf-8", errors="replace")
-        texts[str(path.relative_to(out))] = (raw, _visible_text(path))
+        texts[str(path.relative_to(out))] = (raw, visible_text(path.suffix, raw))
     return scan_texts(texts, forbidden)
 
 
 def _output_text(cell: Any) -> list[str]:
-    """The lines of text a code cell's outputs show (streams, results, HTML)."""
+    """The lines of text a code cell's outputs show: streams, results as text,
+    Markdown, LaTeX, JSON and HTML, and each figure's alt text."""
     lines = []
     for output in cell.get("outputs", []):
         data = output.get("data", {})
-        for text in (output.get("text", ""), data.get("text/plain", "")):
+        texts = [output.get("text", "")]
+        texts += [
+            data.get(k, "") for k in ("text/plain", "text/markdown", "text/latex")
+        ]
+        if "application/json" in data:
+            texts.append("\n".join(json_strings(data["application/json"])))
+        for image in output.get("metadata", {}).values():  # a figure's alt text
+            if isinstance(image, dict) and image.get("alt"):
+                texts.append(str(image["alt"]))
+        for text in texts:
             text = "".join(text) if isinstance(text, list) else str(text)
             lines += [line.strip() for line in text.splitlines()]
         html_text = data.get("text/html", "")
@@ -189,7 +203,7 @@ def notebook_leaks(path: Path) -> list[str]:
     problems = [
         f"contains {what}: {needle!r}"
         for needle, what in student_edition_forbidden().items()
-        if needle in text or needle in _decoded(text)
+        if needle in text or needle in visible_text(".ipynb", text)
     ]
     nb = nbformat.reads(text, as_version=4)
     for index, cell in enumerate(nb.cells):
@@ -198,13 +212,6 @@ def notebook_leaks(path: Path) -> list[str]:
     if "jupytext" in nb.metadata:
         problems.append("has jupytext metadata")
     return problems
-
-
-def _decoded(text: str) -> str:
-    try:
-        return "\n".join(json_strings(json.loads(text)))
-    except ValueError:
-        return text
 
 
 @functools.lru_cache(maxsize=4)

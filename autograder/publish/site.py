@@ -299,9 +299,13 @@ def build_site(
         if out.exists():
             shutil.rmtree(out)
         log(f"rendering {len(names)} Days with Sphinx...")
+        # Rendered inside the scratch folder, then moved: MyST-NB writes every
+        # executed page, outputs and all, beside the output folder
+        # (jupyter_execute/), which must not be beside the published one.
+        html_dir = src / "_build" / "html"
         built = subprocess.run(
             [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "auto",
-             "-d", str(src / "_doctrees"), str(src), str(out)],
+             "-d", str(src / "_doctrees"), str(src), str(html_dir)],
             capture_output=True,
             text=True,
             env=dict(os.environ, PYTHONWARNINGS="ignore"),
@@ -310,6 +314,8 @@ def build_site(
         log(f"rendered in {time.perf_counter() - started:.0f} s since the start")
         if built.returncode != 0:
             raise RuntimeError(f"sphinx-build failed:\n{built.stderr[-4000:]}")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(html_dir), str(out))
         forbidden = forbidden_text(solutions, "\n".join(allowed))
         shown = "\n".join(allowed)
         forbidden.update({k: v for k, v in printed.items() if k not in shown})

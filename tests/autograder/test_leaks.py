@@ -68,3 +68,22 @@ def test_the_scan_finds_a_reference_output_as_a_reader_meets_it():
         "'predict: [1.2345 2.3456 3.4567]'"
     ]
     assert scan_texts({"ok.html": ("the data: 100 rows", "")}, forbidden) == []
+
+
+def test_highlighted_code_and_json_are_read_as_a_reader_meets_them(tmp_path):
+    from autograder.publish.bundle import check_files
+    from autograder.publish.leaks import visible_text
+
+    forbidden = student_edition_forbidden()
+    line = next(k for k, v in forbidden.items() if "an answer of" in v and "=" in k)
+    # Pygments splits a line of code into spans; the scan still sees the line
+    left, _, right = line.partition("=")
+    page = f'<pre><span class="n">{left}</span><span class="o">=</span>{right}</pre>'
+    found = scan_texts({"day.html": (page, visible_text(".html", page))}, forbidden)
+    assert found and line in found[0]
+    # a JSON file in the bundle is read as its decoded strings
+    root = tmp_path / "bundle"
+    (root / "data").mkdir(parents=True)
+    note = line.replace('"', '\\"')
+    (root / "data" / "x.json").write_text(f'{{"note": "{note}"}}')
+    assert any("data/x.json" in p for p in check_files(root))
