@@ -33,7 +33,8 @@ def _strict_times(times: dict[str, str], gradebook: Path | None) -> dict[str, st
     from autograder.classgrade.late import parse_time
     from autograder.config.scratch import instructor_config
 
-    config = instructor_config(gradebook.resolve().parent if gradebook else None)
+    # the course's settings: beside its gradebook, else where the command runs
+    config = instructor_config(gradebook.resolve().parent if gradebook else Path.cwd())
     read = {}
     for name, text in times.items():
         try:
