@@ -1,26 +1,24 @@
 """Intake: find the submissions to grade, without one student's file harming another.
 
-``SOURCE`` may be
+``SOURCE`` may mix, in one folder or ``.zip``:
 
-* an nbgrader layout, ``submitted/<student>/<assignment>/<assignment>.ipynb``
-  (SOURCE holds ``submitted/``, or is it): the notebook the gradebook names is
-  graded; stray extra copies in the folder are listed and left alone;
-* a folder of loose notebooks, as a learning platform exports them: the student
-  id is the file name without the assignment name, or comes from ``--map``;
-* a ``.zip`` of either, unpacked as a stream with limits on the number of
-  entries and on each entry's and the total uncompressed size. A zip over the
-  entry count or the total size is refused with a clear message, in bounded
-  memory, and leaves nothing behind; one bad entry (a name marked UTF-8 that is
-  not, over the size for one file, not a notebook) is skipped, with the reason,
-  and the rest is graded.
+* the nbgrader layout, ``[submitted/]<student>/<lesson>/<lesson>.ipynb``: the
+  notebook the gradebook names is graded, an extra copy beside it is listed;
+* loose notebooks, as a learning platform exports them: the student id is the
+  file name without the lesson name, or comes from ``--map``;
+* per-student folders, ``<student>/<lesson>.ipynb``.
 
-Two files that map to the same student and assignment (``alice_01_devices``
-and ``alice__01_devices``, ``.IPYNB`` beside ``.ipynb``) are a conflict for the
-instructor to resolve: neither is graded, and both are listed. So are student
-ids that differ only in case (``alice``, ``Alice``): all of them are held back.
-A notebook that is not valid JSON is listed at intake and gets an
-``unreadable`` row. The last problem line sums up what intake did not grade.
-Unpacking a zip is :mod:`autograder.classgrade.unzip`.
+Each notebook is attributed on its own, and one that cannot be (no lesson, no
+student, another lesson than ``--lesson``) is listed with the reason. A course
+root (``submitted/`` beside ``gradebook.db``, ``release/``...) is read in
+``submitted/`` only, and what a grading run wrote (its output folder's
+``autograded/``, ``results/``, ``.work/``) is never a submission. A zip is
+unpacked as a stream (:mod:`autograder.classgrade.unzip`), with limits.
+
+Two files that map to one student and lesson are a conflict for the instructor
+to resolve: neither is graded, and both are listed; so are student ids that
+differ only in case. A notebook that is not valid JSON gets an ``unreadable``
+row. The last problem line sums up what intake did not grade.
 """
 
 from __future__ import annotations

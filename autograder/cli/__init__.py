@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.cli.check import check as _check
-from autograder.cli.grade import grade as _grade
+from autograder.cli.grade import add_parser as add_grade_parser
 from autograder.cli.grade import read_map as _read_map  # noqa: F401 - tests use it
-from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_OUT, DEFAULT_TIMEOUT
+from autograder.config import DEFAULT_TIMEOUT
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -164,105 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rel.set_defaults(func=_release)
 
-    grade = sub.add_parser(
-        "grade",
-        help="grade a class: nbgrader layout, a folder of notebooks, or a zip",
-        description="Grade every submission with nbgrader's autograde, in parallel, "
-        "each in its own job folder. Results are kept per submission in "
-        "OUT/results/, so an interrupted run resumes and a rerun grades only new or "
-        "changed notebooks. Writes OUT/grades.csv, OUT/pass_rates.csv and "
-        "OUT/feedback/<assignment>/<student>.html.",
-    )
-    grade.add_argument("source", help="submitted/ folder, folder of .ipynb, or .zip")
-    grade.add_argument(
-        "--lesson",
-        "--assignment",
-        dest="lesson",
-        help="lesson, e.g. 01_devices (default: all; --assignment is nbgrader's name)",
-    )
-    grade.add_argument("--out", default=str(DEFAULT_OUT), help="output folder")
-    grade.add_argument(
-        "--jobs", type=int, default=None, help="parallel workers (default: cores)"
-    )
-    grade.add_argument(
-        "--force",
-        action="store_true",
-        help="regrade everything, and replace what --out holds: results of "
-        "students not in SOURCE are removed once the run has finished (without "
-        "--force such a run stops and names them)",
-    )
-    grade.add_argument(
-        "--timeout",
-        type=int,
-        default=DEFAULT_TIMEOUT,
-        help=f"seconds per cell (default {DEFAULT_TIMEOUT})",
-    )
-    grade.add_argument(
-        "--memory",
-        type=int,
-        default=DEFAULT_MEMORY_MB,
-        help="address-space cap in MiB per grading process (0: none; not applied "
-        "on machines with an NVIDIA GPU, where CUDA needs a large address space)",
-    )
-    grade.add_argument(
-        "--map",
-        help="CSV of file name,student id[,submitted_at] for loose files (the "
-        "time, ISO 8601 with a zone, for late penalties)",
-    )
-    grade.add_argument(
-        "--due",
-        help="set the lesson's due date in the gradebook first: ISO 8601 with a "
-        "zone, e.g. '2026-12-01 17:00 Europe/Paris' or '2026-12-01T16:00Z' (or a "
-        "format the course config names: c.DueDates.formats); late submissions "
-        "then get the course config's penalty. The date as read and each "
-        "student's lateness are printed before grading",
-    )
-    grade.add_argument(
-        "--yes",
-        action="store_true",
-        help="grade even when the late penalties would take more than half of "
-        "the marks from more than half of the class (else the run stops first)",
-    )
-    grade.add_argument(
-        "--student", help="regrade this student only; everyone else stays untouched"
-    )
-    grade.add_argument(
-        "--question",
-        metavar="GRADE_ID",
-        help="run the notebooks again but write only this test cell's score "
-        "(e.g. 01-pick-device-test); other scores, manual ones included, stay",
-    )
-    grade.add_argument("--quiet", action="store_true", help="no progress output")
-    grade.add_argument(
-        "--nbgrader-feedback",
-        action="store_true",
-        help="also put each feedback page in the course's feedback/<student>/"
-        "<assignment>/ folder, ready for `nbgrader release_feedback`",
-    )
-    grade.add_argument(
-        "--gradebook",
-        help="the course's gradebook.db to write every result into (default: the "
-        "one beside an nbgrader submitted/ folder); formgrader and `nbgrader "
-        "export` read it",
-    )
-    grade.add_argument(
-        "--no-gradebook", action="store_true", help="write the reports only"
-    )
-    grade.add_argument(
-        "--cold-kernels",
-        action="store_true",
-        help="start every kernel from scratch instead of forking a preloaded one "
-        "(slower; same grades)",
-    )
-    grade.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="do not confine kernels with Landlock (by default, on Linux 5.13+, a "
-        "kernel reads only Python, the system and the course package, writes only "
-        "its scratch folder, and opens no TCP connection)",
-    )
-    _weak_confinement_flag(grade)
-    grade.set_defaults(func=_grade)
+    add_grade_parser(sub, _weak_confinement_flag)
 
     check = sub.add_parser(
         "check",
