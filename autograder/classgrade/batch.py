@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import (
@@ -69,13 +70,15 @@ def worker_pool(
     kept = dict(os.environ)
     # Started with Ctrl-C ignored, which it keeps across exec and hands to every
     # worker: Ctrl-C is the main process's to handle (it ends the workers).
-    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    main = threading.current_thread() is threading.main_thread()
+    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
         set_environment(env)
         forkserver.ensure_running()  # a no-op once it runs
     finally:
         set_environment(kept)
-        signal.signal(signal.SIGINT, interrupt)
+        if main:
+            signal.signal(signal.SIGINT, interrupt)
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,

@@ -118,6 +118,11 @@ def _lesson_in(name: str, known: list[str]) -> str | None:
     return next((n for n in known if n.lower() in low), None)
 
 
+def _without(lesson: str, name: str) -> str:
+    """The student id a name gives once the lesson is taken out of it."""
+    return student_id(re.sub(re.escape(lesson), "", name, flags=re.I))
+
+
 def _layout_folders(source: Path) -> list[Path]:
     """The ``<student>/<lesson>/`` folders of an nbgrader layout in ``source``."""
     known = lesson_names()
@@ -154,7 +159,10 @@ def _nbgrader_layout(folders: list[Path], lesson: str | None) -> Intake:
                 f"{student_id(shown(student))}"
             )
             student = student_id(shown(student))
-        notebook = folder / f"{folder.name}.ipynb"
+        notebook = next(
+            (p for p in folder.glob("*.ipynb") if p.stem.lower() == name.lower()),
+            folder / f"{name}.ipynb",
+        )
         for stray in sorted(folder.glob("*.ipynb")):
             if stray != notebook:
                 found.problems.append(
@@ -198,7 +206,8 @@ def _loose_files(
             continue  # .ipynb_checkpoints, .work, .cache, .exchange
         if any(path.is_relative_to(f) for f in covered):
             continue
-        named = _lesson_in(path.name, known)
+        named = only if only and only.lower() in path.name.lower() else None
+        named = named or _lesson_in(path.name, known)
         name, where = shown(path.name), shown(str(path.relative_to(source)))
         if only and named not in (None, only):
             found.not_graded.append(f"{where} (a notebook of {named}, not {only})")
@@ -214,12 +223,11 @@ def _loose_files(
         if name_map is not None and path.name in name_map:
             student = student_id(name_map[path.name])
         else:
-            student = student_id(re.sub(re.escape(lesson), "", path.stem, flags=re.I))
+            student = _without(lesson, path.stem)
             folder = path.parent
-            while not student and folder != source and _lesson_in(folder.name, known):
+            while not student and folder != source:  # alice/, 01_devices-alice/
+                student = _without(lesson, shown(folder.name))
                 folder = folder.parent
-            if not student and folder != source:
-                student = student_id(shown(folder.name))
         if not student:
             found.unattributed += 1
             found.not_graded.append(
@@ -330,6 +338,13 @@ def collect(
     ):
         source = source / "submitted"
     outside = _outputs_under(source)
+    own = Path(workdir).resolve().parent  # this run's output folder: no news
+    for folder in sorted({o.parent for o in outside if o.parent.resolve() != own}):
+        problems.append(
+            f"{shown(str(folder.relative_to(source)) or '.')}: an earlier grading "
+            "run's output folder; its autograded/, feedback/, results/ and .work/ "
+            "are not read"
+        )
     out = Path(workdir).resolve().parent
     if out.is_relative_to(source.resolve()):
         here = source / out.relative_to(source.resolve())

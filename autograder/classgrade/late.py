@@ -90,12 +90,15 @@ def _zone(name: str, text: str) -> Any:
     return zone
 
 
-def _in_zone(when: datetime, zone: Any, text: str) -> datetime:
+def _in_zone(when: datetime, zone: Any, text: str, strict: bool = True) -> datetime:
     """``when`` (naive) read in ``zone``; a time a clock change skips or
-    repeats there is refused (it names no one moment)."""
+    repeats there is refused (it names no one moment), unless not ``strict``
+    (a time a tool wrote: read as dateutil, and nbgrader, read it)."""
     from dateutil import tz
 
     when = when.replace(tzinfo=zone)
+    if not strict:
+        return when
     if not tz.datetime_exists(when) or tz.datetime_ambiguous(when):
         raise ValueError(
             f"{text!r} is skipped or repeated when the clocks change in that zone; "
@@ -107,7 +110,7 @@ def _in_zone(when: datetime, zone: Any, text: str) -> datetime:
 _NBGRADER_FORM = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\S+) (\S+)")
 
 
-def _nbgrader_form(text: str) -> datetime | None:
+def _nbgrader_form(text: str, strict: bool = True) -> datetime | None:
     """``2026-12-01 17:00[:00[.5]] ZONE`` (nbgrader's own), or None."""
     from dateutil import parser
 
@@ -123,7 +126,7 @@ def _nbgrader_form(text: str) -> datetime | None:
         raise ValueError(f"{text!r} gives two time zones; give one")
     if _OFFSET.fullmatch(zone):
         return parser.isoparse(f"{day}T{clock}{zone}")
-    return _in_zone(when, _zone(zone, text), text)
+    return _in_zone(when, _zone(zone, text), text, strict)
 
 
 def _course_format(text: str, config: Any) -> datetime | None:
@@ -212,6 +215,11 @@ def parse_stamp(text: str) -> datetime:
         when = parser.isoparse(text) if _ISO_DATE.match(text) else None
     except ValueError:
         when = None
+    if when is None:
+        try:
+            when = _nbgrader_form(text, strict=False)
+        except ValueError:
+            when = None
     if when is None:
         try:
             when = parse_time(text)

@@ -59,6 +59,8 @@ def gradebook_for(args: argparse.Namespace) -> Path | None:
     source = Path(args.source).resolve()
     if source.is_dir() and source.name == "submitted":
         return source.parent / "gradebook.db"
+    if (source / "submitted").is_dir() and (source / "gradebook.db").is_file():
+        return source / "gradebook.db"  # a course root
     return None
 
 

@@ -456,3 +456,17 @@ def test_an_output_folder_keeps_its_results_and_force_removes_them_only_at_the_e
     # a precise regrade from a partial source keeps everyone else's rows
     kept, dropped = _earlier_rows(Request(folder, student="ann"), out, ann, LESSON)
     assert sorted(r.student for r in kept) == ["bob", "cy"] and dropped == []
+
+
+def test_a_pool_can_be_made_off_the_main_thread():
+    """A web app or a Jupyter extension grades from a thread of its own."""
+    import threading
+
+    from autograder.classgrade.batch import worker_pool
+
+    made = []
+    thread = threading.Thread(target=lambda: made.append(worker_pool(1)))
+    thread.start()
+    thread.join(60)
+    assert made, "worker_pool raised off the main thread"
+    made[0].shutdown()

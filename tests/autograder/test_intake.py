@@ -360,3 +360,24 @@ def test_a_symlinked_notebook_and_odd_case_lesson_names(tmp_path):
     assert "frank/02_migration.ipynb (a notebook of 02_migration, not 01_devices)" in (
         _summary(found.problems)
     )
+
+
+def test_classroom_repository_folders_and_names_with_two_lessons(tmp_path):
+    from autograder.classgrade.intake import collect
+
+    src = tmp_path / "classroom"
+    # GitHub Classroom: one <assignment>-<user> repository folder per student
+    _copy(src / f"{LESSON}-alice", f"{LESSON}.ipynb")
+    _copy(src / f"{LESSON}-bob", f"{LESSON}.ipynb")
+    # a name that mentions another lesson too: --lesson decides
+    _copy(src, f"cy_{LESSON}_after_02_migration.ipynb")
+    found = collect(src, LESSON, tmp_path / "o" / ".work")
+    assert [s.student for s in found.submissions] == [
+        "alice",
+        "bob",
+        "cy__after_02_migration",  # the name, less the lesson
+    ]
+    # an nbgrader folder in another case, its notebook named in that other case
+    _copy(tmp_path / "submitted" / "dee" / "01_Devices", f"{LESSON}.ipynb")
+    found = collect(tmp_path / "submitted", None, tmp_path / "o2" / ".work")
+    assert [(s.student, s.lesson) for s in found.submissions] == [("dee", LESSON)]

@@ -382,3 +382,10 @@ def test_the_command_runs_with_a_stdout_that_cannot_be_reconfigured(capsys):
     with contextlib.redirect_stdout(buffer):
         assert main(["grade", "/nonexistent/folder", "--quiet"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_stamp_in_the_clock_change_hour_is_read_as_nbgrader_reads_it():
+    from nbgrader.utils import parse_utc
+
+    for text in ("2026-10-25 02:30:00.000000 CET", "2026-10-25 02:30:00 Europe/Paris"):
+        assert parse_stamp(text) == parse_utc(text).replace(tzinfo=None)
