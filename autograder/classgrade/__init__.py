@@ -9,10 +9,11 @@ Each result is stored the moment it is known, so an interrupted run loses
 nothing and a rerun grades only what is missing or changed.
 
 Grading is three steps: ``plan`` (in ``request``, with the typed
-:class:`Request`; intake in ``intake``, selection, what an earlier run
-graded), ``run`` (one :class:`Job` per submission in ``worker``, on any
-executor; results stored by ``store`` as they arrive) and ``publish`` (the
-course gradebook in ``gradebook``, then lateness, ``reports`` and feedback);
+:class:`Request`; intake in ``intake``, its conflicts in ``claims``;
+selection, what an earlier run graded), ``run`` (one :class:`Job` per
+submission in ``worker``, on any executor; results stored by ``store`` as
+they arrive) and ``publish`` (the course gradebook in ``gradebook``, then
+lateness, ``reports`` and feedback);
 ``batch`` holds the last two and :func:`grade_class`, which does all three.
 Before any job, ``due`` prints each due date and who is late (and stops a run
 whose penalties look like a wrong date); ``runlock`` lets one run at a time

@@ -23,16 +23,21 @@ row. The last problem line sums up what intake did not grade.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.classgrade.late import parse_stamp, read_timestamp
+from autograder.classgrade.claims import (
+    Intake,
+    Submission,
+    claimed,
+    digest,
+    hold_case_conflicts,
+    label,
+)
+from autograder.classgrade.late import read_timestamp
 from autograder.classgrade.unzip import (
-    _CHUNK,
     MAX_ENTRIES,
     MAX_ENTRY_BYTES,
     MAX_TOTAL_BYTES,
@@ -56,37 +61,6 @@ __all__ = [
     "shown",
     "student_id",
 ]
-
-
-@dataclass(frozen=True)
-class Submission:
-    """One notebook to grade."""
-
-    student: str
-    lesson: str
-    path: Path
-    digest: str
-    submitted_at: str = ""  # ISO, UTC; "" when unknown (counted on time)
-
-
-@dataclass
-class Intake:
-    """What was found: submissions to grade, and problems to report."""
-
-    submissions: list[Submission] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    not_graded: list[str] = field(default_factory=list)  # "name (why)"
-    skipped: int = 0  # zip entries left out (not a notebook, a bad name, too big)
-    unattributed: int = 0  # notebooks without a lesson or a student
-
-
-def digest(path: Path) -> str:
-    """SHA-256 of a file, read in chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(_CHUNK), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _notebook_problem(path: Path) -> str:
@@ -244,49 +218,6 @@ def _loose_files(
     return found
 
 
-def _claimed(
-    source: Path,
-    claims: dict[tuple[str, str], list[Path]],
-    layout: Intake,
-    loose: Intake,
-    times: dict[str, str],
-    zip_times: dict[Path, str],
-) -> Intake:
-    """Both parts together: a (student, lesson) claimed by two files, in one
-    layout or across them, is a conflict and neither is graded."""
-    found = Intake(problems=layout.problems + loose.problems)
-    found.unattributed = loose.unattributed
-    found.not_graded = layout.not_graded + loose.not_graded
-    held = set()
-    for (student, lesson), files in claims.items():
-        if len(files) > 1:
-            held.add((student, lesson))
-            names = ", ".join(shown(str(p.relative_to(source))) for p in files)
-            found.problems.append(
-                f"conflict: {names} are all {student}/{lesson}; none is graded. "
-                "Rename them, or give each its student with --map"
-            )
-            found.not_graded += [f"{shown(p.name)} (conflict)" for p in files]
-    found.submissions = [
-        s for s in layout.submissions if (s.student, s.lesson) not in held
-    ]
-    in_layout = {s.path for s in layout.submissions}
-    for (student, lesson), files in claims.items():
-        path = files[0]
-        if (student, lesson) in held or path in in_layout:
-            continue
-        when = times.get(path.name) or zip_times.get(path, "")
-        if when:
-            try:
-                when = parse_stamp(when).isoformat()
-            except ValueError as exc:
-                found.problems.append(f"{shown(path.name)}: {exc}; counted on time")
-                when = ""
-        found.submissions.append(Submission(student, lesson, path, digest(path), when))
-    found.submissions.sort(key=lambda s: (s.lesson, s.student))
-    return found
-
-
 def collect_submissions(
     source: Path,
     lesson: str | None,
@@ -360,7 +291,7 @@ def collect(
     loose = _loose_files(
         source, lesson, name_map, times or {}, zip_times, claims, outside
     )
-    found = _claimed(source, claims, layout, loose, times or {}, zip_times)
+    found = claimed(source, claims, layout, loose, times or {}, zip_times)
     in_layout = {s.path for s in layout.submissions}
     from_zip = [
         s
@@ -375,11 +306,11 @@ def collect(
             "(the time each file was last changed, read as UTC when the zip does "
             "not say); for exact times give --map a submitted_at column"
         )
-    _hold_case_conflicts(found, in_layout)
+    hold_case_conflicts(found, in_layout)
     for sub in found.submissions:
         why = _notebook_problem(sub.path)
         if why:
-            found.not_graded.append(f"{_label(sub, in_layout)} ({why})")
+            found.not_graded.append(f"{label(sub, in_layout)} ({why})")
     not_graded = skipped + found.not_graded
     found.skipped = len(skipped)
     if not_graded:
@@ -389,42 +320,3 @@ def collect(
         )
     found.problems = problems + found.problems
     return found
-
-
-def _label(sub: Submission, layout: set[Path]) -> str:
-    """How a submission is named in problems: its folder, or its file's name."""
-    if sub.path in layout:
-        return f"{sub.student}/{sub.lesson}"
-    return shown(sub.path.name)
-
-
-def _hold_case_conflicts(found: Intake, layout: set[Path]) -> None:
-    """Hold back every submission whose student id differs from another's only
-    in case: one student twice, or two students whose results would land on one
-    file on a case-insensitive disk. The instructor decides which."""
-    spellings: dict[str, set[str]] = {}
-    for sub in found.submissions:
-        spellings.setdefault(sub.student.casefold(), set()).add(sub.student)
-    clashing = {key for key, ids in spellings.items() if len(ids) > 1}
-    if not clashing:
-        return
-    if any(s.path in layout for s in found.submissions):
-        fix = "rename the folders under submitted/ so that each student has one id"
-    else:
-        fix = (
-            "rename the files, or give each file its student id with --map FILE "
-            "(a CSV of file name,student id)"
-        )
-    for key in sorted(clashing):
-        held = [s for s in found.submissions if s.student.casefold() == key]
-        ids = ", ".join(sorted(spellings[key]))
-        files = ", ".join(_label(s, layout) for s in held)
-        found.problems.append(
-            f"conflict: student ids {ids} differ only in case; none of them is "
-            f"graded ({files}). If they are one student, or different students, "
-            f"{fix}, then grade again"
-        )
-        found.not_graded += [f"{_label(s, layout)} (case conflict)" for s in held]
-    found.submissions = [
-        s for s in found.submissions if s.student.casefold() not in clashing
-    ]
