@@ -222,12 +222,9 @@ def parse_stamp(text: str) -> datetime:
             when = None
     if when is None:
         try:
-            when = parse_time(text)
-        except ValueError:
-            try:
-                when = parser.parse(text)
-            except (ValueError, OverflowError) as exc:
-                raise ValueError(f"{text!r} is not a date and time ({exc})") from None
+            when = parser.parse(text)
+        except (ValueError, OverflowError) as exc:
+            raise ValueError(f"{text!r} is not a date and time ({exc})") from None
     if when.tzinfo is None:
         return when
     return when.astimezone(timezone.utc).replace(tzinfo=None)

@@ -83,7 +83,6 @@ class Plan:
     kernels: str  # how kernels are isolated, for the summary
     whole: set[Key] = field(default_factory=set)  # regraded with no earlier result
     lesson: str | None = None  # the one lesson asked for, by its full name
-    lateness: Lateness | None = None  # due dates and who is late, before grading
     due: str | None = None  # --due as read: ISO text, UTC
     left_out: tuple[int, int] = (0, 0)  # at intake: files skipped, unattributed
     others: list[Result] = field(default_factory=list)  # rows kept, not graded now
@@ -223,7 +222,7 @@ def plan(
     if request.precise:
         _check(request, submissions)
     others, dropped = _earlier_rows(request, out_dir, submissions, lesson)
-    lateness, due = None, None
+    due = None
     if request.gradebook is not None:
         lateness = _lateness(request, submissions, lesson)
         if say is not None:
@@ -296,6 +295,6 @@ def plan(
     }
     return Plan(
         request, out_dir, submissions, todo, jobs, results, earlier, problems,
-        courses, gradebooks, kernels, whole, lesson, lateness, due,
+        courses, gradebooks, kernels, whole, lesson, due,
         (intake.skipped, intake.unattributed), others, dropped,
     )  # fmt: skip

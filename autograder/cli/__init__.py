@@ -15,6 +15,7 @@ from pathlib import Path
 
 from autograder.cli.check import check as _check
 from autograder.cli.grade import add_parser as add_grade_parser
+from autograder.cli.grade import lesson_flag
 from autograder.cli.grade import read_map as _read_map  # noqa: F401 - tests use it
 from autograder.config import DEFAULT_TIMEOUT
 
@@ -173,12 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
         "changing it, and print the points per question with hints.",
     )
     check.add_argument("notebook", help="your notebook, e.g. notebooks/01_devices/...")
-    check.add_argument(
-        "--lesson",
-        "--assignment",
-        dest="lesson",
-        help="lesson, if the file name does not say",
-    )
+    lesson_flag(check, "lesson, if the file name does not say")
     check.add_argument(
         "--out", default=str(Path.home() / ".course-check"), help="where feedback goes"
     )

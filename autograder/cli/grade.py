@@ -110,6 +110,11 @@ def grade_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def lesson_flag(parser: Any, text: str) -> None:
+    """``--lesson``, also spelt ``--assignment`` (nbgrader's word)."""
+    parser.add_argument("--lesson", "--assignment", dest="lesson", help=text)
+
+
 def add_parser(sub: Any, weak_flag: Callable[[Any], None]) -> None:
     """``course grade``'s options, on the ``course`` command's subparsers."""
     grade = sub.add_parser(
@@ -122,11 +127,8 @@ def add_parser(sub: Any, weak_flag: Callable[[Any], None]) -> None:
         "OUT/feedback/<assignment>/<student>.html.",
     )
     grade.add_argument("source", help="submitted/ folder, folder of .ipynb, or .zip")
-    grade.add_argument(
-        "--lesson",
-        "--assignment",
-        dest="lesson",
-        help="lesson, e.g. 01_devices (default: all; --assignment is nbgrader's name)",
+    lesson_flag(
+        grade, "lesson, e.g. 01_devices (default: all; --assignment is nbgrader's name)"
     )
     grade.add_argument("--out", default=str(DEFAULT_OUT), help="output folder")
     grade.add_argument(

@@ -163,10 +163,7 @@ def _output_text(cell: Any) -> list[str]:
         html_text = data.get("text/html", "")
         html_text = "".join(html_text) if isinstance(html_text, list) else html_text
         lines += [
-            line.strip()
-            for line in html.unescape(
-                re.sub(r"<[^>]+>", "\n", str(html_text))
-            ).splitlines()
+            line.strip() for line in visible_text(".html", html_text).splitlines()
         ]
     return [line for line in lines if line]
 
@@ -200,10 +197,11 @@ def notebook_leaks(path: Path) -> list[str]:
     import nbformat
 
     text = path.read_text(encoding="utf-8")
+    decoded = visible_text(".ipynb", text)
     problems = [
         f"contains {what}: {needle!r}"
         for needle, what in student_edition_forbidden().items()
-        if needle in text or needle in visible_text(".ipynb", text)
+        if needle in text or needle in decoded
     ]
     nb = nbformat.reads(text, as_version=4)
     for index, cell in enumerate(nb.cells):
@@ -230,6 +228,3 @@ def student_edition_forbidden() -> dict[str, str]:
     source changes)."""
     stamps = tuple(find_lesson(n).stat().st_mtime for n in lesson_names())
     return _student_edition_forbidden(stamps)
-
-
-# --- the build ---------------------------------------------------------------

@@ -177,6 +177,7 @@ def test_an_entry_name_marked_utf8_that_is_not_does_not_stop_the_cli(tmp_path, c
     assert f"zo\\xe9\\xe9_{LESSON}.ipynb: skipped" in out
     assert "report.pdf: skipped, not a notebook (.ipynb)" in out
     assert "intake: 0 notebook(s) to grade; 2 not graded" in out
+    assert "2 file(s) skipped and 0 unattributed at intake" in out
 
 
 def test_ids_that_differ_only_in_case_are_all_held_back(tmp_path):
