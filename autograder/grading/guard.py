@@ -135,4 +135,4 @@ def install_source() -> str:
 
 def restore_source() -> str:
     """The source of the cell that goes before every test cell."""
-    return "__import__('autograder.grading.guard').guard.restore(globals())"
+    return "__import__('autograder.grading.guard').grading.guard.restore(globals())"

@@ -255,3 +255,18 @@ def test_an_answer_may_import_what_the_lesson_imports_but_not_rebind_it():
         lesson_imports=lesson,
     )  # fmt: skip
     assert "`checked` is defined by the lesson" in other.refused[0]
+
+
+def test_the_guard_cells_run_as_written() -> None:
+    """The two cells reassembly adds run without error in a fresh interpreter
+    (in a subprocess: ``install`` turns ``os._exit`` into an error)."""
+    import subprocess
+    import sys
+
+    from autograder.grading.guard import install_source, restore_source
+
+    code = f"{install_source()}\n{restore_source()}\nprint('restored')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, cwd=REPO_ROOT, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-800:]
+    assert done.stdout.strip() == "restored"
