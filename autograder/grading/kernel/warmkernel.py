@@ -45,6 +45,9 @@ PRELOAD = (
     "numpy",
     "torch",
     "torch.nn",
+    # torch.optim's first step and any torch function mode (course.gpumodel's
+    # trace) import it: 0.9 s in every kernel that trains or traces a model
+    "torch._dynamo",
     "sklearn.datasets",
     "sklearn.linear_model",
     "sklearn.model_selection",
