@@ -69,3 +69,42 @@ def test_a_markdown_answer_is_shown_as_text_not_rendered():
     cell.metadata["nbgrader"] = {"solution": True, "grade_id": "01-essay"}
     cell, _ = SanitizeOutputs().preprocess_cell(cell, {}, 0)
     assert all(line.startswith("    ") for line in cell.source.splitlines()[2:] if line)
+
+
+def test_the_feedback_page_is_nbconverts_page_without_its_reparse():
+    """The page exporter skips HTMLExporter's BeautifulSoup pass; the page
+    still reads the same and every image gets the same alt text."""
+    import copy
+
+    from bs4 import BeautifulSoup
+    from nbconvert import HTMLExporter
+    from nbformat.v4 import new_notebook
+
+    from autograder.grading.feedback import NO_ALT, feedback_exporter, with_alt_text
+
+    cell = new_code_cell("plot()")
+    cell.outputs = [
+        new_output(
+            "display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Fig>"}
+        ),
+        new_output("stream", name="stdout", text="<b>printed</b> & done"),
+    ]
+    nb = new_notebook(cells=[new_markdown_cell("# Day\n![a chart](chart.png)"), cell])
+    ours = feedback_exporter(from_gradebook=False)
+    stock = HTMLExporter(config=ours.config)
+    for step in ours._preprocessors:
+        stock.register_preprocessor(step, enabled=True)
+    resources = {"nbgrader": {"student": "s", "assignment": "a", "notebook": "a"}}
+    pages = [
+        BeautifulSoup(exporter.from_notebook_node(copy.deepcopy(nb),
+                      copy.deepcopy(resources))[0], "html.parser")
+        for exporter in (ours, stock)
+    ]  # fmt: skip
+    texts = [" ".join(page.get_text().split()) for page in pages]
+    assert texts[0] == texts[1]
+    alts = [[img.get("alt") for img in page.find_all("img")] for page in pages]
+    assert alts[0] == alts[1] and NO_ALT in alts[0] and "a chart" in alts[0]
+    bare = f'<img alt="{NO_ALT}"'
+    assert with_alt_text('<img alt="x" src=a><IMG src=b><img\nsrc=c><imgx>') == (
+        f'<img alt="x" src=a>{bare} src=b>{bare}\nsrc=c><imgx>'
+    )
