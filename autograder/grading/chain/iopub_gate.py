@@ -131,6 +131,10 @@ class IOPubGate:
                 _shut(client)
                 time.sleep(0.05)
                 continue
+            # Each frame goes on at once, as ZeroMQ sends it: without this, a
+            # small write waits for the peer's delayed ACK (40 ms a cell).
+            for sock in (client, kernel):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             # One live connection: a new one (the client reconnecting, or anyone
             # else) ends the previous, so memory never grows with connections.
             for sock in self._sockets:
