@@ -171,16 +171,30 @@ def _tail(text: str, limit: int = 300) -> str:
     return (lines[-1] if lines else "no output")[-limit:]
 
 
-def _run_worker(
-    folder: Path, request: dict, timeout: float
-) -> tuple[list[dict], int, bool, str]:
+def compile_env() -> dict[str, str]:
+    """A compile process's environment (its ``TMPDIR`` is set per request)."""
     env = kernel_env(dict(os.environ))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
-    env["TMPDIR"] = str(folder)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(_ROOT), env.get("PYTHONPATH", "")) if p
     )
+    return env
+
+
+def _run_worker(
+    folder: Path, request: dict, timeout: float
+) -> tuple[list[dict], int, bool, str]:
+    """Events, exit code, whether it timed out, and its stderr: from this
+    process's warm compile server where it runs
+    (:mod:`autograder.grading.compile_server`), else from a process of its own."""
+    from autograder.grading import compile_server
+
+    done = compile_server.run(folder, request, timeout)
+    if done is not None:
+        return done
+    env = compile_env()
+    env["TMPDIR"] = str(folder)
     command = [sys.executable, "-m", "autograder.grading.cuda_compile", "--worker"]
     cage = ProcessCage("cuda-compile")
     timed_out = False
@@ -235,14 +249,22 @@ def _worker() -> None:
     except Exception as exc:  # noqa: BLE001 - reported to the caller
         emit(error=f"could not confine the compile process: {exc}")
         return
-    cc = tuple(request["cc"])
     try:
-        cuda = _load_compiler(cc)
+        cuda = _load_compiler(tuple(request["cc"]))
     except Exception as exc:  # noqa: BLE001 - the compiler's own words
         emit(unavailable=first_line(str(exc)) or type(exc).__name__)
         return
+    compile_request(cuda, request, folder, emit, started)
+
+
+def compile_request(
+    cuda: Any, request: dict, folder: Path, emit: Any, started: float
+) -> None:
+    """What a compile process does once it is confined and its compiler loaded
+    (here, or in a child of :mod:`autograder.grading.compile_server`)."""
     import resource
 
+    cc = tuple(request["cc"])
     # From here on the answer runs: its memory, and the compiler's, are capped
     # (what is mapped already, the libraries, stays).
     limit = int(request["memory"])

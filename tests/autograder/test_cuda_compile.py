@@ -390,3 +390,36 @@ def fill(x):
 
 def test_available_after_a_compile(reference):
     assert cuda_compile.available() is True
+
+
+# --- the warm compile server ----------------------------------------------------
+
+_FILL = "from numba import cuda\n\n\n@cuda.jit\ndef fill(x):\n    x[0] = 1.0\n"
+
+
+def test_the_warm_server_compiles_as_a_process_of_its_own_does(bad, monkeypatch):
+    """``bad`` was compiled through this process's server; the same request
+    through a process of its own gives the same messages."""
+    from autograder.grading import compile_server
+
+    if compile_server._server is None:
+        pytest.skip(f"no compile server here: {compile_server._broken}")
+    pid = compile_server._server.process.pid
+    assert _compile_or_skip(_FILL, {"fill": ["void(float64[::1])"]}) == {"fill": None}
+    assert compile_server._server.process.pid == pid  # the same server, warm
+    monkeypatch.setattr(compile_server, "run", lambda *a: None)
+    alone = _compile_or_skip(BAD_SOURCE, BAD_KERNELS)
+    assert alone == bad
+
+
+def test_a_request_past_its_time_ends_its_child_not_the_server():
+    from autograder.grading import compile_server
+
+    spin = "while True:\n    pass\n" + _FILL
+    got = _compile_or_skip(spin, {"fill": ["void(float64[::1])"]}, timeout=3)
+    assert "took longer than 3 s" in got["fill"]
+    if compile_server._server is None:
+        pytest.skip(f"no compile server here: {compile_server._broken}")
+    pid = compile_server._server.process.pid
+    assert _compile_or_skip(_FILL, {"fill": ["void(float64[::1])"]}) == {"fill": None}
+    assert compile_server._server.process.pid == pid
