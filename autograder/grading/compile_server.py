@@ -69,7 +69,13 @@ def serve(cc: tuple[int, int]) -> None:
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:
+            # The child keeps no end of the server's own pipes: a process it
+            # left behind could otherwise read the next request or answer it.
             os.close(read)
+            os.close(channel.fileno())
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
             _child(cuda, request, write)
         os.close(write)
         try:  # its own process group before the caller's cage takes it in

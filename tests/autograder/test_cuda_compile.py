@@ -423,3 +423,30 @@ def test_a_request_past_its_time_ends_its_child_not_the_server():
     pid = compile_server._server.process.pid
     assert _compile_or_skip(_FILL, {"fill": ["void(float64[::1])"]}) == {"fill": None}
     assert compile_server._server.process.pid == pid
+
+
+def test_a_request_holds_no_end_of_the_servers_pipes(tmp_path):
+    """What runs for one submission cannot read the next request or answer it:
+    its stdin is empty and its only pipe is its own events'."""
+    from autograder.grading import compile_server
+
+    probe = """
+import os
+import stat
+
+from numba import cuda
+
+pipes = []
+for fd in map(int, os.listdir("/proc/self/fd")):
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode) and fd != 1 and fd != 2:
+            pipes.append(fd)
+    except OSError:  # the listing's own descriptor, closed by now
+        pass
+assert len(pipes) == 1, pipes
+assert os.read(0, 10) == b"", "stdin is the server's"
+""" + _FILL
+    got = _compile_or_skip(probe, {"fill": ["void(float64[::1])"]})
+    if compile_server._server is None:
+        pytest.skip(f"no compile server here: {compile_server._broken}")
+    assert got == {"fill": None}, got
