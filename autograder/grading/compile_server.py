@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: Seconds a stopped child's server has to report its exit before it is
-#: replaced.
+#: Seconds the server has to report a killed child's exit before it is
+#: killed too.
 _GRACE_S = 5.0
 _lock = threading.Lock()
 _server: CompileServer | None = None
@@ -44,19 +44,27 @@ _broken: str | None = None  # why this process compiles without a server
 
 # --- the server -----------------------------------------------------------------
 
+_PR_SET_CHILD_SUBREAPER = 36
+
 
 def serve(cc: tuple[int, int]) -> None:
-    """Load the compiler, then fork one child per request line until stdin ends."""
+    """Load the compiler, then fork one child per request line until stdin ends.
+
+    The server is the subreaper of everything its children start: once a
+    child has exited, whatever it left behind is killed before the next
+    request is read, and the child holds no end of the server's own pipes."""
+    import ctypes
+
     from autograder.grading.cuda_compile import _load_compiler
 
-    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    out = os.dup(1)
     os.dup2(2, 1)  # a stray print must not corrupt the reply channel
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the worker's
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
     def send(**event: Any) -> None:
-        channel.write(json.dumps(event) + "\n")
-        channel.flush()
+        _write_all(out, (json.dumps(event) + "\n").encode())
 
     try:
         cuda = _load_compiler(cc)
@@ -69,26 +77,69 @@ def serve(cc: tuple[int, int]) -> None:
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:
-            # The child keeps no end of the server's own pipes: a process it
-            # left behind could otherwise read the next request or answer it.
             os.close(read)
-            os.close(channel.fileno())
+            os.close(out)
             null = os.open(os.devnull, os.O_RDONLY)
             os.dup2(null, 0)
             os.close(null)
             _child(cuda, request, write)
         os.close(write)
-        try:  # its own process group before the caller's cage takes it in
-            os.setpgid(pid, pid)  # (the child does the same: whoever is first)
-        except OSError:
-            pass
         send(child=pid)
-        with os.fdopen(read, encoding="utf-8") as events:
-            for event in events:  # the child's events, passed on whole
-                channel.write(event if event.endswith("\n") else event + "\n")
-        channel.flush()
-        _, status = os.waitpid(pid, 0)
-        send(exit=os.waitstatus_to_exitcode(status))
+        code = _relay(pid, read, out)
+        os.close(read)
+        _end_leftovers()
+        send(exit=code)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def _relay(pid: int, read: int, out: int) -> int:
+    """Pass the child's events on until it has exited and its pipe is drained
+    (a process it left behind that holds the pipe is ended); its exit code."""
+    import select
+
+    code = None
+    while True:
+        if select.select([read], [], [], 0.05)[0]:
+            data = os.read(read, 1 << 16)
+            if not data:
+                break
+            _write_all(out, data)
+        elif code is None:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+                _end_leftovers()
+    if code is None:  # the pipe closed first: wait for the child itself
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return code
+
+
+def _children() -> list[int]:
+    me, found = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == me:
+                found.append(int(entry))
+    return found
+
+
+def _end_leftovers() -> None:
+    """Kill and reap every process a child left behind (reparented to us)."""
+    while children := _children():
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
 
 
 def _child(cuda: Any, request: dict, write: int) -> None:
@@ -101,14 +152,15 @@ def _child(cuda: Any, request: dict, write: int) -> None:
         os.setpgid(0, 0)
         folder = Path(request["folder"])
         os.chdir(folder)
-        err = os.open(folder / ".stderr", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        # made by the caller, who reads it through its own descriptor
+        err = os.open(folder / ".stderr", os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
         os.dup2(err, 1)  # what the answer prints
         os.dup2(err, 2)
         os.close(err)
-        out = os.fdopen(write, "w", buffering=1)
+        events = os.fdopen(write, "w", buffering=1)
 
         def emit(**event: Any) -> None:
-            out.write(json.dumps(event) + "\n")
+            events.write(json.dumps(event) + "\n")
 
         try:
             _confine(folder)
@@ -116,7 +168,7 @@ def _child(cuda: Any, request: dict, write: int) -> None:
             emit(error=f"could not confine the compile process: {exc}")
         else:
             compile_request(cuda, request, folder, emit, started)
-        out.flush()
+        events.flush()
         code = 0
     except BaseException:  # noqa: BLE001 - the caller sees the exit code
         import traceback
@@ -144,6 +196,7 @@ class CompileServer:
             start_new_session=True,
         )
         self._buffer = b""
+        self.killed = False
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.process.stdout, selectors.EVENT_READ)
         first = self._read(time.monotonic() + 120)
@@ -178,38 +231,53 @@ class CompileServer:
         self, folder: Path, request: dict, timeout: float
     ) -> tuple[list[dict], int, bool, str]:
         """One request, as :func:`~autograder.grading.cuda_compile._run_worker`
-        answers it; RuntimeError if the server itself stopped answering."""
-        from autograder.grading.kernel.limits import ProcessCage
-
-        line = json.dumps({**request, "folder": str(folder)}) + "\n"
-        self.process.stdin.write(line.encode())
-        self.process.stdin.flush()
-        events, code, timed_out = [], None, False
-        deadline = time.monotonic() + timeout
-        cage = ProcessCage("cuda-compile")
+        answers it. Past ``timeout`` the child is killed; a server that then
+        does not report its exit within a few seconds is killed too (the next
+        request starts another)."""
+        # The child's stderr: made here and read through this descriptor, so
+        # that what the answer puts at that path is never what is read.
+        err = os.open(
+            folder / ".stderr", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+            0o600,
+        )  # fmt: skip
+        events, code, timed_out, child = [], None, False, None
         try:
+            line = json.dumps({**request, "folder": str(folder)}) + "\n"
+            self.process.stdin.write(line.encode())
+            self.process.stdin.flush()
+            deadline = time.monotonic() + timeout
             while code is None:
                 event = self._read(deadline)
                 if event is None and not timed_out and time.monotonic() >= deadline:
                     timed_out = True
-                    cage.kill_all()
+                    _kill(child)
                     deadline = time.monotonic() + _GRACE_S
                     continue
                 if event is None:
-                    raise RuntimeError("the compile server stopped answering")
-                if "child" in event:
-                    cage.add(int(event["child"]))
+                    self.kill()
+                    code = -signal.SIGKILL
+                elif "child" in event:
+                    child = int(event["child"])
                 elif "exit" in event:
                     code = int(event["exit"])
                 else:
                     events.append(event)
+            return events, code, timed_out, _tail_of(err)
         finally:
-            cage.remove()
-        err = folder / ".stderr"
-        text = err.read_text(errors="replace") if err.is_file() else ""
-        return events, code, timed_out, text
+            os.close(err)
+
+    def kill(self) -> None:
+        """End the server and everything in its session now."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self.process.wait()
+        self.killed = True
 
     def close(self) -> None:
+        if self.killed:
+            return
         try:
             self.process.stdin.close()
         except OSError:
@@ -235,20 +303,35 @@ def run(
         return None
     env, cc = compile_env(), tuple(request["cc"])
     with _lock:
-        try:
-            if _server is not None and (_server.env != env or _server.cc != cc):
-                _server.close()
-                _server = None
-            if _server is None:
+        if _server is not None and (
+            _server.killed or _server.env != env or _server.cc != cc
+        ):
+            _server.close()
+            _server = None
+        if _server is None:
+            try:
                 _server = CompileServer(env, cc)
-                atexit.register(_server.close)
-            return _server.compile(folder, request, timeout)
-        except (RuntimeError, OSError) as exc:
-            _broken = str(exc)
-            if _server is not None:
-                _server.close()
-                _server = None
-            return None
+            except (RuntimeError, OSError) as exc:
+                _broken = str(exc)  # this process compiles without a server
+                return None
+            atexit.register(_server.close)
+        return _server.compile(folder, request, timeout)
+
+
+def _kill(pid: int | None) -> None:
+    """Kill a request's child (by its pid: it may have left its group)."""
+    for kill, target in ((os.kill, pid), (os.killpg, pid)):
+        try:
+            if target:
+                kill(target, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _tail_of(fd: int, limit: int = 1 << 16) -> str:
+    """The last ``limit`` bytes written to ``fd``'s file."""
+    size = os.fstat(fd).st_size
+    return os.pread(fd, min(size, limit), max(0, size - limit)).decode(errors="replace")
 
 
 if __name__ == "__main__":

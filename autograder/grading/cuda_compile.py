@@ -45,6 +45,9 @@ DEFAULT_CC = (7, 5)
 TIMEOUT_S = 120.0
 #: Address space of the compile process (libNVVM and LLVM reserve a lot of it).
 MEMORY_BYTES = 4 << 30
+#: Largest file a compile process may write (its stderr, in the warm server's
+#: children, included).
+OUTPUT_BYTES = 16 << 20
 #: The wheels that hold libNVVM and NVRTC for numba-cuda with cuda-bindings 13.
 WHEELS = ("nvidia-nvvm", "nvidia-cuda-nvrtc")
 _ROOT = Path(__file__).resolve().parents[2]
@@ -215,7 +218,11 @@ def _run_worker(
         except subprocess.TimeoutExpired:
             timed_out = True
             cage.kill_all()
-            out, err = proc.communicate()
+            try:  # a process it left behind may hold the pipes open
+                out, err = proc.communicate(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, err = "", ""
     finally:
         cage.remove()
     events = []
@@ -269,6 +276,8 @@ def compile_request(
     # (what is mapped already, the libraries, stays).
     limit = int(request["memory"])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    big = OUTPUT_BYTES  # what it prints to a file, and any file it writes
+    resource.setrlimit(resource.RLIMIT_FSIZE, (big, big))
     emit(ready=True, startup_s=time.perf_counter() - started)
     namespace: dict[str, Any] = {"__name__": "__answer__"}
     path = folder / "answer.py"

@@ -450,3 +450,43 @@ assert os.read(0, 10) == b"", "stdin is the server's"
     if compile_server._server is None:
         pytest.skip(f"no compile server here: {compile_server._broken}")
     assert got == {"fill": None}, got
+
+
+def test_what_the_answer_puts_at_its_stderr_path_is_not_read(tmp_path):
+    """The answer may replace its folder's files; the caller reads the stderr
+    it made, through its own descriptor, never a link the answer put there."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-LINE\n")
+    swap = f"""
+import os
+
+os.remove(".stderr")
+os.symlink({str(secret)!r}, ".stderr")
+os._exit(3)
+"""
+    got = _compile_or_skip(swap + _FILL, {"fill": ["void(float64[::1])"]})
+    assert "exit code 3" in got["fill"] and "TOP-SECRET" not in got["fill"], got
+
+
+def test_a_process_the_answer_leaves_behind_is_ended():
+    from autograder.grading import compile_server
+
+    leave = """
+import os
+import time
+
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    time.sleep(60)
+    os._exit(0)
+print(f"left {pid}", flush=True)
+os._exit(4)
+"""
+    got = _compile_or_skip(leave + _FILL, {"fill": ["void(float64[::1])"]})
+    if compile_server._server is None:
+        pytest.skip(f"no compile server here: {compile_server._broken}")
+    assert "exit code 4" in got["fill"], got
+    pid = int(got["fill"].rsplit("left ", 1)[1].split()[0])
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
