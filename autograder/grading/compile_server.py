@@ -8,8 +8,10 @@ worker. It loads the compiler, running no answer code, then, for each
 request, forks a child that does what a process of its own does once its
 compiler is loaded (:func:`~autograder.grading.cuda_compile.compile_request`):
 confine itself, cap its memory, load the answer, compile, report. Each child
-starts from the server as it was before any answer ran, so no request sees
-another's.
+starts from the server as it was before any answer ran and holds no end of
+the server's pipes; the server is the subreaper of what a child starts and
+kills it before the next request, so no request sees another's. The child's
+stderr is a file the caller made and reads through its own descriptor.
 
 Linux only (``fork``); elsewhere, or if the server cannot start or stops
 answering, :func:`run` returns None and a process of its own compiles. Results
