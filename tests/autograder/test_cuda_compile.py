@@ -430,7 +430,8 @@ def test_a_request_holds_no_end_of_the_servers_pipes(tmp_path):
     its stdin is empty and its only pipe is its own events'."""
     from autograder.grading import compile_server
 
-    probe = """
+    probe = (
+        """
 import os
 import stat
 
@@ -445,7 +446,9 @@ for fd in map(int, os.listdir("/proc/self/fd")):
         pass
 assert len(pipes) == 1, pipes
 assert os.read(0, 10) == b"", "stdin is the server's"
-""" + _FILL
+"""
+        + _FILL
+    )
     got = _compile_or_skip(probe, {"fill": ["void(float64[::1])"]})
     if compile_server._server is None:
         pytest.skip(f"no compile server here: {compile_server._broken}")
