@@ -51,7 +51,7 @@ from nbclient.exceptions import DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Integer
+from traitlets import Bool, Enum, Integer
 
 from autograder.grading.chain.iopub_gate import IOPubGate
 from autograder.grading.kernel import warmkernel
@@ -137,6 +137,13 @@ class GradingExecute(Execute):
         "left out (the cell then lacks it) instead of failing the whole notebook.",
     ).tag(config=True)
     iopub_timeout = Integer(10, help="See nbclient.").tag(config=True)
+    shutdown_kernel = Enum(
+        ["graceful", "immediate"],
+        default_value="immediate",
+        help="A grading kernel is killed once its last cell is done (every "
+        "output is in by then): a graceful stop costs 0.06 s a kernel and runs "
+        "nothing that counts.",
+    ).tag(config=True)
     max_results_bytes = Integer(
         8_000_000, help="Largest results output a test cell may send."
     ).tag(config=True)
