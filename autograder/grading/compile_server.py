@@ -120,22 +120,11 @@ def _relay(pid: int, read: int, out: int) -> int:
     return code
 
 
-def _children() -> list[int]:
-    me, found = os.getpid(), []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == me:
-                found.append(int(entry))
-    return found
-
-
 def _end_leftovers() -> None:
     """Kill and reap every process a child left behind (reparented to us)."""
-    while children := _children():
+    from autograder.grading.kernel.limits import descendants
+
+    while children := descendants(os.getpid()):
         for pid in children:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -321,13 +310,14 @@ def run(
 
 
 def _kill(pid: int | None) -> None:
-    """Kill a request's child (by its pid: it may have left its group)."""
-    for kill, target in ((os.kill, pid), (os.killpg, pid)):
-        try:
-            if target:
-                kill(target, signal.SIGKILL)
-        except OSError:
-            pass
+    """Kill a request's child, by its pid (it may have left its group), and
+    its group."""
+    if pid:
+        for kill in (os.kill, os.killpg):
+            try:
+                kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _tail_of(fd: int, limit: int = 1 << 16) -> str:

@@ -276,8 +276,8 @@ def compile_request(
     # (what is mapped already, the libraries, stays).
     limit = int(request["memory"])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    big = OUTPUT_BYTES  # what it prints to a file, and any file it writes
-    resource.setrlimit(resource.RLIMIT_FSIZE, (big, big))
+    # what it prints to a file, and any file it writes
+    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_BYTES, OUTPUT_BYTES))
     emit(ready=True, startup_s=time.perf_counter() - started)
     namespace: dict[str, Any] = {"__name__": "__answer__"}
     path = folder / "answer.py"

@@ -49,9 +49,12 @@ for _ in range(3):
     got.append([msg["content"]["name"], msg["content"]["text"][:60],
                 msg["parent_header"]["msg_id"]])
 grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+import socket
+nodelay = [s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in gate._sockets]
 sender.stdin.write("bye\n"); sender.stdin.flush(); sender.wait()
 gate.close()
-print(json.dumps({"got": got, "grew_kib": grew, "dropped": gate.dropped}))
+print(json.dumps({"got": got, "grew_kib": grew, "dropped": gate.dropped,
+                  "nodelay": nodelay}))
 """
 
 
@@ -85,6 +88,8 @@ def test_messages_under_the_limit_pass_unchanged():
     out = _through_gate(1_000_000)
     assert [text[:3] for _, text, _ in out["got"]] == ["bef", "xxx", "aft"]
     assert out["dropped"] == []
+    # both sides send each frame at once (no 40 ms wait for a delayed ACK)
+    assert len(out["nodelay"]) == 2 and all(out["nodelay"]), out["nodelay"]
 
 
 def test_frames_are_written_as_zmtp_3():
