@@ -164,3 +164,20 @@ def test_the_quick_client_speaks_jupyter_clients_words_for_a_dead_kernel():
     from autograder.grading.kernel.forked import KERNEL_START_FAILED
 
     assert KERNEL_START_FAILED in inspect.getsource(KernelClient._async_wait_for_ready)
+
+
+def test_the_client_reaches_a_new_kernel_without_zeromqs_100_ms_retry():
+    """The client connects before a new kernel listens; each retry ZeroMQ waits
+    for (100 ms by default) was half a kernel start."""
+    import zmq
+
+    from autograder.grading.kernel.forked import RECONNECT_MS, ready_client
+
+    client = ready_client()()
+    socket = client.context.socket(zmq.DEALER)
+    try:
+        assert socket.getsockopt(zmq.RECONNECT_IVL) == RECONNECT_MS < 100
+    finally:
+        socket.close()
+        client.context.term()
+

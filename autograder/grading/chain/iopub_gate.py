@@ -129,7 +129,7 @@ class IOPubGate:
                 kernel.settimeout(None)
             except OSError:
                 _shut(client)
-                time.sleep(0.05)
+                time.sleep(0.005)  # the client retries as often (forked.RECONNECT_MS)
                 continue
             # Each frame goes on at once, as ZeroMQ sends it: without this, a
             # small write waits for the peer's delayed ACK (40 ms a cell).

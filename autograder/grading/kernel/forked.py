@@ -23,6 +23,8 @@ KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
 #: nbclient anyway (their parent is not a cell's request), so a short wait only
 #: stops paying 0.2 s per kernel (two kernels per graded notebook).
 DRAIN_S = 0.01
+#: Milliseconds between the client's attempts to reach a kernel not yet listening.
+RECONNECT_MS = 5
 
 
 def ready_client() -> type:
@@ -30,6 +32,17 @@ def ready_client() -> type:
     from jupyter_client.asynchronous import AsyncKernelClient
 
     class ReadyClient(AsyncKernelClient):
+        def _context_default(self) -> Any:
+            # The client connects before a new kernel listens: ZeroMQ then
+            # retries every 100 ms, the half of which a kernel start waited.
+            import zmq
+            import zmq.asyncio
+
+            self._created_context = True
+            context = zmq.asyncio.Context()
+            context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
+            return context
+
         async def wait_for_ready(self, timeout: float | None = None) -> None:
             """Wait for a kernel_info reply and a connected IOPub, as
             jupyter_client does; then drain only what has already arrived."""

@@ -58,6 +58,8 @@ PRELOAD = (
     "IPython",
     "ipykernel.kernelapp",
     "ipykernel.ipkernel",
+    # every kernel builds a debugger (debugpy, pydevd: 150 modules, 0.07 s) at start
+    "ipykernel.debugger",
     "numba",
     "numba.cuda",  # the simulator: grading kernels set NUMBA_ENABLE_CUDASIM=1
     "course.backend",
@@ -111,11 +113,16 @@ def serve() -> None:
         os.environ["MPLBACKEND"] = _INLINE
     import importlib
 
+    # pydevd (the kernels' debugger) warns on import about frozen modules
+    quiet = "PYDEVD_DISABLE_FILE_VALIDATION" not in os.environ
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     for name in PRELOAD:
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - a missing extra only costs speed
             pass
+    if quiet:
+        del os.environ["PYDEVD_DISABLE_FILE_VALIDATION"]
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels are reaped at once
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # a stray print must not corrupt the reply channel
