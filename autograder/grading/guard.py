@@ -66,9 +66,13 @@ def _disable_exits() -> None:
 
 
 def install() -> None:
-    """Record the originals; call once, before any student code."""
+    """Record the originals, before any student code; a second call (the
+    notebook's, after the measured run's in the same kernel) keeps the first's."""
     import os
 
+    if _originals:
+        _disable_exits()
+        return
     _sys_originals["kill"] = os.kill
     _disable_exits()
     for name, prefix in _MODULES.items():

@@ -3,7 +3,8 @@
 A grading kernel runs a submission as it was written, so anything measured in
 it (a visible test's asserts, a sync count, a launch count, a race check) could
 be forged by the answer's own code. The grader therefore runs every test a
-second time, in a fresh confined kernel of its own, through :func:`run`:
+second time, in a fresh confined kernel before the notebook's own cells run
+there, through :func:`run`:
 
 1. every unit of the program (:mod:`autograder.grading.measured` builds it: the
    lesson's own statements the tests need, the answer cells' *definitions*
@@ -18,7 +19,9 @@ second time, in a fresh confined kernel of its own, through :func:`run`:
    are compared with a snapshot taken before any answer code ran. A unit that
    changed them taints the test it belongs to (and, outside a test, every
    later test); the originals are put back;
-4. each test's record is published as one output carrying the run's nonce.
+4. each test's record is published as one output carrying the run's nonce;
+5. every hook it set is put back and it binds no name in the kernel's
+   namespace, so the notebook's cells then run as in a kernel of their own.
 
 Nothing here decides a grade: the grader compares the records with the
 reference's (:mod:`autograder.grading.chain.measured`).
@@ -254,8 +257,20 @@ def run(program_text: str) -> None:
             units.append((unit, _compile(unit), None, bound))
         except SyntaxError as exc:
             units.append((unit, None, _message(exc), set()))
+    clean = Snapshot()  # the hooks as the kernel had them: put back at the end
+    handler = signal.getsignal(signal.SIGALRM)
     _install_recorders()
     _watch_launches()
+    try:
+        _run_units(units, nonce, limit, publish_display_data)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, handler)
+        clean.restore()  # the notebook's own cells may run next, in this kernel
+
+
+def _run_units(units: list, nonce: str, limit: float, publish: Any) -> None:
+    """Run the units in order in one namespace; publish each test's record."""
     snapshot = Snapshot()
     namespace: dict[str, Any] = {
         "__name__": "__main__",
@@ -303,13 +318,13 @@ def run(program_text: str) -> None:
         if tainted and "tampered" not in record:
             record["tampered"] = tainted[0]
         payload = {"kind": KIND, "nonce": nonce, "record": record}
-        publish_display_data({MIME: payload, "text/plain": f"<measured {unit['gid']}>"})
+        publish({MIME: payload, "text/plain": f"<measured {unit['gid']}>"})
 
 
 def source(program: dict[str, Any]) -> str:
-    """The one cell a measured kernel runs."""
+    """The cell a grading kernel runs first: it binds no name of its own there."""
     text = json.dumps(json.dumps(program))
     return (
-        "import autograder.grading.guard as _g, autograder.grading.harness as _h\n"
-        f"_g.install()\n_h.run({text})\n"
+        "__import__('autograder.grading.guard').grading.guard.install()\n"
+        f"__import__('autograder.grading.harness').grading.harness.run({text})\n"
     )

@@ -270,3 +270,38 @@ def test_the_guard_cells_run_as_written() -> None:
                           text=True, cwd=REPO_ROOT, timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr[-800:]
     assert done.stdout.strip() == "restored"
+
+
+def test_the_harness_puts_back_every_hook_it_set(monkeypatch):
+    """The notebook's own cells run next in the same kernel: the recorders,
+    the launch watch and the unit timer are gone when the run ends."""
+    import signal
+
+    import numpy.testing
+
+    import course.checks
+    import course.results
+
+    def handler(*_):
+        return None
+
+    monkeypatch.setattr(signal, "getsignal", lambda sig: handler)
+    installed = []
+    monkeypatch.setattr(signal, "signal", lambda sig, h: installed.append(h))
+    before = (
+        course.checks.check_equal,
+        course.results.submit,
+        numpy.testing.assert_allclose,
+    )
+    _run(
+        [_unit("lesson", "from course.checks import check_equal"),
+         _unit("test", "check_equal(1, 1)", "01-t")],
+        monkeypatch,
+    )  # fmt: skip
+    after = (
+        course.checks.check_equal,
+        course.results.submit,
+        numpy.testing.assert_allclose,
+    )
+    assert after == before
+    assert installed[-1] is handler  # SIGALRM as it was

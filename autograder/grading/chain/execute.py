@@ -2,6 +2,9 @@
 
 ``GradingExecute`` replaces ``Execute`` in ``Autograde.autograde_preprocessors``:
 
+* a cell handed over in ``resources`` (``FIRST_CELL``: the measured run) runs
+  first, in the notebook's kernel, with its own time and output allowance; its
+  outputs come back in ``resources`` and it leaves the notebook;
 * kernels are forked warm from a preloaded server and confined with Landlock
   where the machine allows (:mod:`autograder.grading.kernel.warmkernel`,
   :mod:`autograder.grading.kernel.sandbox`); ``Execute.kernel_manager_class`` cannot be
@@ -20,12 +23,8 @@
   into the kernel's folder are capped too (checked twice a second);
 * output that arrives long after a cell's reply is left out of that cell rather
   than failing the notebook (a hidden test then has no results, and fails);
-* output is capped in bytes as it arrives: every IOPub message but ``status``
-  and ``execute_input`` counts (comms, display updates once per output they
-  replace, unknown types); past ``max_output_bytes`` the rest is dropped (an
-  update replaces nothing, a comm never reaches the notebook) and a note says
-  so; a test cell's results (up to ``max_results_bytes``) and its error, kept
-  short, are never dropped for output that came before them;
+* output is capped in bytes as it arrives
+  (:mod:`autograder.grading.chain.output_caps`);
 * a notebook over ``max_source_bytes`` is not run: each test cell gets an
   error saying why (the worker checks the file first, :func:`source_limit`);
 * a notebook runs at most ``max_notebook_seconds`` (default: min(15 min, 30 x
@@ -54,18 +53,19 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Enum, Integer
 
 from autograder.grading.chain.iopub_gate import IOPubGate
+from autograder.grading.chain.output_caps import OutputCaps, error_output
 from autograder.grading.kernel import warmkernel
 from autograder.grading.kernel.limits import DiskWatch, ProcessCage
 from autograder.lessons.conventions import grade_id, is_test
-from course.results import MIME
 
 #: Where the chain keeps what it learnt about a run, between preprocessors.
 RESOURCES_KEY = "course"
+#: Under RESOURCES_KEY: ``{"cell": a code cell, "cells": n}``, run first in the
+#: notebook's own kernel with n cells' time (the measured run); its outputs come
+#: back under FIRST_OUTPUTS and it leaves the notebook.
+FIRST_CELL, FIRST_OUTPUTS = "first_cell", "first_outputs"
 
 
-#: IOPub messages that are kernel bookkeeping, not output: never counted.
-BOOKKEEPING = ("status", "execute_input")
-_DISPLAYS = ("display_data", "execute_result", "update_display_data")
 #: The default of ``GradingExecute.max_source_bytes``.
 DEFAULT_SOURCE_BYTES = 20_000_000
 
@@ -94,27 +94,11 @@ def notebook_bytes(nb: Any, stop_at: int | None = None) -> int:
     return total
 
 
-def _message_bytes(msg: dict) -> int:
-    size = len(json.dumps(msg.get("content", {}), default=str))
-    for buffer in msg.get("buffers") or []:
-        try:
-            size += memoryview(buffer).nbytes
-        except TypeError:
-            size += len(str(buffer))
-    return size
-
-
-def _error(ename: str, evalue: str) -> NotebookNode:
-    return NotebookNode(
-        output_type="error",
-        ename=ename,
-        evalue=evalue,
-        traceback=[f"{ename}: {evalue}"],
-    )
-
-
-class GradingExecute(Execute):
+class GradingExecute(OutputCaps, Execute):
     """nbgrader's Execute with warm, confined kernels and the limits above."""
+
+    _first: Any = None  # the cell run first (FIRST_CELL), while it is in the notebook
+    _first_seconds = 0
 
     warm = Bool(True, help="Fork kernels from a preloaded server (Linux).").tag(
         config=True
@@ -190,9 +174,41 @@ class GradingExecute(Execute):
     # -- one notebook -------------------------------------------------------------
     def preprocess(self, nb: Any, resources: Any = None, km: Any = None):
         resources = resources if resources is not None else {}
+        info = resources.setdefault(RESOURCES_KEY, {})
+        first = info.pop(FIRST_CELL, None)
         size = notebook_bytes(nb, stop_at=self.max_source_bytes or None)
         if self.max_source_bytes and size > self.max_source_bytes:
             return self._too_large(nb, resources, size)
+        self._first = None
+        if first is not None:
+            self._first = first["cell"]
+            self._first_seconds = max(int(self.timeout or 0), 1) * max(
+                1, int(first.get("cells", 1))
+            )
+            nb.cells.insert(0, self._first)
+        died, disk, timed_out = self._run(nb, resources, km)
+        if first is not None:
+            if self._first_done:
+                self._status.pop(self._first.get("id"), None)
+            else:  # it says why it stopped
+                self._mark_unrun(nb, died, disk, timed_out)
+            info[FIRST_OUTPUTS] = list(nb.cells.pop(0).get("outputs", []))
+            if not self._first_done:  # it ended its kernel: the notebook gets another
+                for cell in nb.cells:
+                    if cell.get("cell_type") == "code":
+                        cell.outputs = []
+                self._first = None
+                died, disk, timed_out = self._run(nb, resources, km)
+        self._mark_unrun(nb, died, disk, timed_out)
+        info["status"] = dict(self._status)
+        info["died_in"] = died
+        if timed_out:
+            info["timed_out"] = self.notebook_seconds()
+        return nb, resources
+
+    def _run(self, nb: Any, resources: Any, km: Any) -> tuple[str | None, bool, bool]:
+        """Run ``nb`` in a new kernel; return (the cell it died in, whether it
+        wrote too much, whether it ran out of time)."""
         # A new, empty folder for the kernel, inside the folder nbgrader works in
         # (so nothing lands outside the job), but not the one with the notebook.
         where = Path(str((resources.get("metadata") or {}).get("path") or "."))
@@ -202,48 +218,43 @@ class GradingExecute(Execute):
         run["metadata"] = dict(resources.get("metadata") or {}, path=str(folder))
         self._status: dict[str, str] = {}
         self._current: str | None = None
+        self._first_done = False
         self.reset_counts()
         self._out_of_time = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._cage = ProcessCage("kernel")
         self._gate: IOPubGate | None = None
         watchdog = DiskWatch(folder, self.max_disk_bytes, self._cage)
-        seconds = self.notebook_seconds()
-        timer = threading.Timer(seconds or 0, self._time_up)
-        timer.daemon = True
+        self._timer: threading.Timer | None = None
         died = None
         try:
             watchdog.start()
-            if seconds:
-                timer.start()
-            nb, _ = super().preprocess(nb, run, km)
+            self._arm_timer()
+            super().preprocess(nb, run, km)
         except DeadKernelError:
             died = self._current
             if died is not None:
                 self._status[died] = "died"
         finally:
-            timer.cancel()
+            if self._timer is not None:
+                self._timer.cancel()
             if self._gate is not None:
                 self._gate.close()
                 self._gate = None
             watchdog.stop()
             self._cage.remove()  # everything the kernel started, too
             shutil.rmtree(folder, ignore_errors=True)
-        timed_out = self._out_of_time and not watchdog.exceeded
-        self._mark_unrun(nb, died, watchdog.exceeded, timed_out)
-        info = resources.setdefault(RESOURCES_KEY, {})
-        info["status"] = dict(self._status)
-        info["died_in"] = died
-        if timed_out:
-            info["timed_out"] = seconds
-        return nb, resources
+        return died, watchdog.exceeded, self._out_of_time and not watchdog.exceeded
 
-    def reset_counts(self) -> None:
-        """Start counting a notebook's output afresh."""
-        self._bytes = 0
-        self._truncated = False
-        self._results: dict[int, int] = {}  # results bytes per test cell
-        self._errors: set[int] = set()  # test cells given a short error past the cap
+    def _arm_timer(self) -> None:
+        """(Re)start the notebook's time limit."""
+        if self._timer is not None:
+            self._timer.cancel()
+        seconds = self.notebook_seconds()
+        if seconds:
+            self._timer = threading.Timer(seconds, self._time_up)
+            self._timer.daemon = True
+            self._timer.start()
 
     def notebook_seconds(self) -> int:
         """The whole notebook's time limit in seconds (0: none)."""
@@ -273,7 +284,7 @@ class GradingExecute(Execute):
         )
         for cell in nb.cells:
             if is_test(cell):
-                cell.outputs = [_error("NotebookTooLarge", message)]
+                cell.outputs = [error_output("NotebookTooLarge", message)]
         info = resources.setdefault(RESOURCES_KEY, {})
         info.update(status={}, died_in=None, too_large=size)
         return nb, resources
@@ -295,9 +306,10 @@ class GradingExecute(Execute):
                 ename = "TimeLimit" if timed_out else "KernelDied"
                 verb = "was stopped" if timed_out else "died"
                 text = f"the kernel {verb} while this cell ran: {why}"
-                cell.outputs.insert(0, _error(ename, text))
+                cell.outputs.insert(0, error_output(ename, text))
             elif is_test(cell) and cell.get("id") not in self._status:
-                cell.outputs.append(_error("NotRun", f"this test did not run{where}"))
+                text = f"this test did not run{where}"
+                cell.outputs.append(error_output("NotRun", text))
 
     # -- hooks nbclient calls ------------------------------------------------------
     async def async_start_new_kernel(self, **kwargs: Any) -> None:
@@ -325,67 +337,19 @@ class GradingExecute(Execute):
         super().on_cell_executed(**kwargs)
         status = kwargs["execute_reply"]["content"].get("status", "error")
         self._status[kwargs["cell"].get("id")] = str(status)
+        if kwargs["cell"] is self._first:  # the notebook's own cells start afresh:
+            self._first_done = True  # their output caps and their time limit
+            self.reset_counts()
+            self._arm_timer()
 
-    def process_message(self, msg: dict, cell: NotebookNode, cell_index: int):
-        kind = msg.get("msg_type")
-        if kind in BOOKKEEPING:
-            return super().process_message(msg, cell, cell_index)
-        content = msg.get("content")
-        if not isinstance(content, dict):
-            return None
-        size = _message_bytes(msg)
-        display_id = self._display_id(content)
-        data = content.get("data")
-        results = kind == "display_data" and isinstance(data, dict) and MIME in data
-        if results and is_test(cell) and display_id is None:
-            # A test's results never lose their place to earlier output, but a
-            # test cell's results past max_results_bytes are refused (it fails).
-            sent = self._results.get(cell_index, 0) + size
-            self._results[cell_index] = sent
-            if sent > self.max_results_bytes:
-                cell.outputs.append(
-                    NotebookNode(
-                        output_type="stream",
-                        name="stdout",
-                        text=f"[results of {size:,} bytes refused: the limit is "
-                        f"{self.max_results_bytes:,} per test cell]\n",
-                    )
-                )
-                return None
-            return super().process_message(msg, cell, cell_index)
-        self._bytes += size * self._copies(kind, display_id)
-        if self._bytes <= self.max_output_bytes:
-            return super().process_message(msg, cell, cell_index)
-        if not self._truncated:
-            self._truncated = True
-            cell.outputs.append(
-                NotebookNode(
-                    output_type="stream",
-                    name="stdout",
-                    text=f"[output beyond {self.max_output_bytes:,} bytes per "
-                    "notebook dropped, widgets and display updates included]\n",
-                )
-            )
-        if kind == "error" and is_test(cell) and cell_index not in self._errors:
-            # The verdict quotes a test's error: keep it, short, once per cell.
-            self._errors.add(cell_index)
-            ename = str(content.get("ename", "Error"))[:80]
-            cell.outputs.append(_error(ename, str(content.get("evalue", ""))[:1000]))
-        return None
+    def _get_timeout(self, cell: NotebookNode | None) -> int | None:
+        if cell is not None and cell is self._first:
+            return self._first_seconds
+        return super()._get_timeout(cell)
 
-    @staticmethod
-    def _display_id(content: dict) -> str | None:
-        transient = content.get("transient")
-        found = transient.get("display_id") if isinstance(transient, dict) else None
-        if transient is not None and not isinstance(found, str):
-            content["transient"] = {}  # nbclient fails on an id it cannot hash
-            return None
-        return found or None
-
-    def _copies(self, kind: str | None, display_id: str | None) -> int:
-        """How many outputs a message writes: a display with an id also replaces
-        every earlier output with that id (nbclient updates them in place)."""
-        if display_id is None or kind not in _DISPLAYS:
-            return 1
-        targets = sum(len(v) for v in self._display_id_map.get(display_id, {}).values())
-        return max(1, targets + (kind != "update_display_data"))
+    def preprocess_cell(self, cell: Any, resources: Any, index: int):
+        if cell is not self._first:
+            return super().preprocess_cell(cell, resources, index)
+        # not in the kernel's history: the notebook's cells keep their numbers
+        self._check_assign_resources(resources)
+        return self.execute_cell(cell, index, store_history=False), self.resources

@@ -2,16 +2,23 @@
 
 :class:`MeasuredRun` (in ``Autograde.autograde_preprocessors``, before
 :class:`~autograder.grading.chain.execute.GradingExecute`) builds the notebook's
-measured program (:mod:`autograder.grading.measured`), runs it in a fresh kernel of
-its own (warm, confined and capped exactly like the main one), and keeps each
-test's record for :class:`~autograder.grading.chain.verdict.Verdict`. The main kernel
-then runs the notebook *without* its test cells: it only makes the outputs the
-student sees in feedback, and decides nothing.
+measured program (:mod:`autograder.grading.measured`) and hands it to
+``GradingExecute`` as the first cell its kernel runs: before any of the
+notebook's own cells, so the program meets a fresh kernel (warm, confined and
+capped like every grading kernel), exactly as the reference's did. Each test's
+record is out of the kernel, sealed, before the notebook's cells run; they then
+run in the same kernel *without* their test cells, to make the outputs the
+student sees in feedback, and decide nothing. The harness puts back every hook
+it set, so they run as in a kernel of their own; a program that ends its kernel
+leaves the notebook a fresh one. (A kernel of its own for each, as before,
+cost 0.17 s more a notebook.)
 
-:func:`judge` compares one test's record with the reference's: the test passes
-when it ran to its end, changed none of the measuring hooks, every check it
-made passed, and the values those checks saw (and a hidden test's results)
-equal the reference's, compared here, in the grader's process.
+:func:`collect` (called by :class:`~autograder.grading.chain.verdict.Verdict`)
+reads the records from that cell's outputs; :func:`judge` compares one test's
+record with the reference's: the test passes when it ran to its end, changed
+none of the measuring hooks, every check it made passed, and the values those
+checks saw (and a hidden test's results) equal the reference's, compared here,
+in the grader's process.
 """
 
 from __future__ import annotations
@@ -27,7 +34,12 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
 
 from autograder.grading import harness
-from autograder.grading.chain.execute import RESOURCES_KEY, GradingExecute
+from autograder.grading.chain.execute import (
+    FIRST_CELL,
+    FIRST_OUTPUTS,
+    RESOURCES_KEY,
+    GradingExecute,
+)
 from autograder.grading.chain.reassemble import release_path
 from autograder.grading.compare import DEFAULT_POLICY, VALUES, compare_results
 from autograder.grading.measured import build
@@ -38,6 +50,7 @@ _KEY = os.urandom(32)  # this process only
 #: The tag nbclient skips: test cells are not run in the main kernel.
 SKIP_TAG = "skip-execution"
 _CELL_ID = "measured-run"
+_PENDING = "measured_pending"  # in resources: the program, until collected
 
 
 def measured_nonce(info: dict[str, Any]) -> str:
@@ -78,29 +91,35 @@ def run_error(outputs: list[Any]) -> str | None:
     return None
 
 
-def run_program(program: dict[str, Any], config: Any, resources: dict) -> list[Any]:
-    """Run a measured program in a fresh grading kernel; return the cell's outputs."""
+def measured_cell(program: dict[str, Any]) -> NotebookNode:
+    """The cell that runs a measured program (a test cell worth 0 points, so
+    its records count as a test's results against the output caps)."""
     cell = nbformat.v4.new_code_cell(harness.source(program))
     cell.id = _CELL_ID
     cell.metadata["nbgrader"] = {"grade": True, "grade_id": _CELL_ID, "points": 0}
-    nb = nbformat.v4.new_notebook(cells=[cell])
+    return cell
+
+
+def run_program(program: dict[str, Any], config: Any, resources: dict) -> list[Any]:
+    """Run a measured program alone in a fresh grading kernel; return its outputs."""
+    nb = nbformat.v4.new_notebook(cells=[])
     nb.metadata["kernelspec"] = {"name": "python3", "language": "python",
                                  "display_name": "Python 3"}  # fmt: skip
-    executor = GradingExecute(config=config)
-    # The whole run is one cell: it may take a cell's time per test, and no
-    # longer than the notebook limit the main kernel has.
-    executor.max_notebook_seconds = executor.notebook_seconds()
-    executor.timeout = max(int(executor.timeout or 0), 1) * max(
-        1, sum(u["kind"] == "test" for u in program["units"])
-    )
     run = dict(resources)
-    run.pop(RESOURCES_KEY, None)
-    nb, _ = executor.preprocess(nb, run)
-    return list(nb.cells[0].get("outputs", []))
+    run[RESOURCES_KEY] = {FIRST_CELL: _first(program)}
+    GradingExecute(config=config).preprocess(nb, run)
+    return run[RESOURCES_KEY].get(FIRST_OUTPUTS, [])
+
+
+def _first(program: dict[str, Any]) -> dict[str, Any]:
+    # The whole run is one cell: it may take a cell's time per test.
+    tests = sum(u["kind"] == "test" for u in program["units"])
+    return {"cell": measured_cell(program), "cells": tests}
 
 
 class MeasuredRun(NbGraderPreprocessor):
-    """Run the tests in a measured kernel; keep their records (see the module)."""
+    """Put the measured run first in the notebook's kernel (see the module);
+    :func:`collect` reads its records once the kernel has run it."""
 
     unit_timeout = Integer(
         0, help="Seconds one unit (a test) may take there; 0: Execute's timeout."
@@ -113,25 +132,39 @@ class MeasuredRun(NbGraderPreprocessor):
         program = build(nb, release)
         seal = measured_nonce(info)
         timeout = self.unit_timeout or int(self.config.GradingExecute.get("timeout", 0))
-        outputs = run_program(program.to_json(seal, timeout or 120), self.config,
-                              resources)  # fmt: skip
-        records = records_of(outputs, seal)
-        stopped = run_error(outputs)
-        for gid in program.tests:
-            if gid not in records and stopped:
-                records[gid] = {
-                    "gid": gid,
-                    "error": f"the measured run stopped: {stopped}",
-                }
-        compile_answer_kernels(program, records)
         found = resources.setdefault(RESOURCES_KEY, {})
-        found["measured"] = {"records": records, "refused": program.refused}
+        found.pop("measured", None)
+        found[FIRST_CELL] = _first(program.to_json(seal, timeout or 120))
+        found[_PENDING] = (program, seal)
         for cell in nb.cells:
             if is_test(cell):
                 tags = cell.metadata.setdefault("tags", [])
                 if SKIP_TAG not in tags:
                     tags.append(SKIP_TAG)
         return nb, resources
+
+
+def collect(resources: dict) -> dict[str, Any] | None:
+    """The measured run's records and refusals, once the kernel has run it
+    (None: no measured run in this chain). A run that never happened (the
+    notebook was too large to run) or stopped fails the tests it did not reach."""
+    found = resources.get(RESOURCES_KEY, {})
+    if "measured" in found or _PENDING not in found:
+        return found.get("measured")
+    program, seal = found.pop(_PENDING)
+    outputs = found.get(FIRST_OUTPUTS)
+    records = records_of(outputs or [], seal)
+    stopped = run_error(outputs or [])
+    if outputs is None:
+        stopped = "the notebook was not run" + (
+            " (it is too large)" if found.get("too_large") else ""
+        )
+    for gid in program.tests:
+        if gid not in records and stopped:
+            records[gid] = {"gid": gid, "error": f"the measured run stopped: {stopped}"}
+    compile_answer_kernels(program, records)
+    found["measured"] = {"records": records, "refused": program.refused}
+    return found["measured"]
 
 
 def _compile_source(program: Any) -> str:
@@ -289,4 +322,4 @@ def judge(
     return ""
 
 
-__all__ = ["MeasuredRun", "judge", "records_of", "run_program", "untag"]
+__all__ = ["MeasuredRun", "collect", "judge", "records_of", "run_program", "untag"]

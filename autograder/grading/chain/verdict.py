@@ -25,7 +25,6 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Enum
 
-from autograder.grading.chain.execute import RESOURCES_KEY
 from autograder.grading.chain.reassemble import META
 from autograder.grading.compare import DEFAULT_POLICY, POLICIES
 from autograder.lessons.conventions import grade_id, is_test
@@ -45,12 +44,12 @@ class Verdict(NbGraderPreprocessor):
     ).tag(config=True)
 
     def preprocess(self, nb: Any, resources: Any):
-        from autograder.grading.chain.measured import judge, untag
+        from autograder.grading.chain.measured import collect, judge, untag
         from autograder.grading.reference import measured_reference
 
+        measured = collect(resources)  # the kernel compiles come before the clock
         start = time.perf_counter()
         assignment = resources.get("nbgrader", {}).get("assignment", "")
-        measured = resources.get(RESOURCES_KEY, {}).get("measured")
         references = measured_reference(assignment) if measured is not None else {}
         refused = (measured or {}).get("refused") or {}
         note = "; ".join(

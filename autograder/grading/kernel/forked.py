@@ -21,7 +21,7 @@ KERNEL_START_FAILED = "Kernel died before replying to kernel_info"
 #: Seconds of silence on IOPub that end the wait for a new kernel.
 #: jupyter_client waits 0.2 s; the start-up messages it drains are ignored by
 #: nbclient anyway (their parent is not a cell's request), so a short wait only
-#: stops paying 0.2 s per kernel (two kernels per graded notebook).
+#: stops paying 0.2 s per kernel.
 DRAIN_S = 0.01
 #: Milliseconds between the client's attempts to reach a kernel not yet listening.
 RECONNECT_MS = 5
