@@ -18,7 +18,7 @@ def _schema(path) -> dict:
 
 def test_a_new_gradebook_is_the_one_nbgrader_makes(tmp_path):
     """Same tables, same alembic stamp (nbgrader asks the `alembic` command for
-    it; here alembic's module reads it), and made only once."""
+    it; here nbgrader's migration scripts are read), and made only once."""
     from nbgrader.api import Gradebook
 
     from autograder.config.scratch import put_python_on_path

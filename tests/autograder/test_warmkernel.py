@@ -180,4 +180,3 @@ def test_the_client_reaches_a_new_kernel_without_zeromqs_100_ms_retry():
     finally:
         socket.close()
         client.context.term()
-
