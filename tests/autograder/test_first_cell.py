@@ -131,3 +131,17 @@ def test_without_a_first_cell_nothing_changes(tmp_path):
     nb, info, started = _run(_notebook("print(1)"), None, tmp_path)
     assert started == 1 and FIRST_OUTPUTS not in info
     assert _text(nb.cells[0].outputs) == "1\n"
+
+
+def test_a_later_cell_cannot_change_the_first_cells_outputs(tmp_path):
+    """A display the first cell made with an id is updated in place by nbclient
+    when a later cell updates that id: the outputs handed back are those the
+    first cell had when it ended."""
+    first = _first("handle = display('measured', display_id='shared')")
+    nb = _notebook(
+        "from IPython.display import update_display\n"
+        "update_display('forged', display_id='shared')"
+    )
+    nb, info, _ = _run(nb, first, tmp_path)
+    shown = [o["data"]["text/plain"] for o in info[FIRST_OUTPUTS]]
+    assert shown == ["'measured'"]

@@ -39,6 +39,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import shutil
 import tempfile
@@ -192,7 +193,10 @@ class GradingExecute(OutputCaps, Execute):
                 self._status.pop(self._first.get("id"), None)
             else:  # it says why it stopped
                 self._mark_unrun(nb, died, disk, timed_out)
-            info[FIRST_OUTPUTS] = list(nb.cells.pop(0).get("outputs", []))
+            ran = nb.cells.pop(0)
+            info[FIRST_OUTPUTS] = (
+                self._first_outputs if self._first_done else list(ran.outputs)
+            )
             if not self._first_done:  # it ended its kernel: the notebook gets another
                 for cell in nb.cells:
                     if cell.get("cell_type") == "code":
@@ -337,10 +341,12 @@ class GradingExecute(OutputCaps, Execute):
         super().on_cell_executed(**kwargs)
         status = kwargs["execute_reply"]["content"].get("status", "error")
         self._status[kwargs["cell"].get("id")] = str(status)
-        if kwargs["cell"] is self._first:  # the notebook's own cells start afresh:
-            self._first_done = True  # their output caps and their time limit
-            self.reset_counts()
-            self._arm_timer()
+        if kwargs["cell"] is self._first:
+            self._first_done = True
+            # as they are now: a later cell's display update cannot reach them
+            self._first_outputs = copy.deepcopy(list(self._first.get("outputs", [])))
+            self.reset_counts()  # the notebook's own cells start afresh: their
+            self._arm_timer()  # output caps and their time limit
 
     def _get_timeout(self, cell: NotebookNode | None) -> int | None:
         if cell is not None and cell is self._first:
