@@ -78,10 +78,10 @@ def create_gradebook(db_url: str) -> None:
     from nbgrader.api import Base
     from sqlalchemy import create_engine, inspect, text
 
-    head = _alembic_head()
     engine = create_engine(db_url, future=True)
     try:
-        if head is None or inspect(engine).get_table_names():
+        head = None if inspect(engine).get_table_names() else _alembic_head()
+        if head is None:
             return
         Base.metadata.create_all(bind=engine)
         with engine.begin() as connection:
@@ -147,7 +147,7 @@ def record(
     from autograder.classgrade.late import assign_penalties, parse_stamp
     from autograder.config.scratch import instructor_config, put_python_on_path
 
-    put_python_on_path()  # a new gradebook runs nbgrader's `alembic` by name
+    put_python_on_path()  # where nbgrader makes the gradebook, it runs `alembic`
 
     # nbgrader's own models warn on every new submission (as in its autograde);
     # the rows are written all the same.

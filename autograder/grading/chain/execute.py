@@ -188,21 +188,18 @@ class GradingExecute(OutputCaps, Execute):
             )
             nb.cells.insert(0, self._first)
         died, disk, timed_out = self._run(nb, resources, km)
-        if first is not None:
-            if self._first_done:
-                self._status.pop(self._first.get("id"), None)
-            else:  # it says why it stopped
-                self._mark_unrun(nb, died, disk, timed_out)
-            ran = nb.cells.pop(0)
-            info[FIRST_OUTPUTS] = (
-                self._first_outputs if self._first_done else list(ran.outputs)
-            )
-            if not self._first_done:  # it ended its kernel: the notebook gets another
-                for cell in nb.cells:
-                    if cell.get("cell_type") == "code":
-                        cell.outputs = []
-                self._first = None
-                died, disk, timed_out = self._run(nb, resources, km)
+        if first is not None and self._first_done:
+            self._status.pop(self._first.get("id"), None)
+            info[FIRST_OUTPUTS] = self._first_outputs
+            nb.cells.pop(0)
+        elif first is not None:  # it ended its kernel: it says why, and the
+            self._mark_unrun(nb, died, disk, timed_out)  # notebook gets another
+            info[FIRST_OUTPUTS] = list(nb.cells.pop(0).outputs)
+            for cell in nb.cells:
+                if cell.get("cell_type") == "code":
+                    cell.outputs = []
+            self._first = None
+            died, disk, timed_out = self._run(nb, resources, km)
         self._mark_unrun(nb, died, disk, timed_out)
         info["status"] = dict(self._status)
         info["died_in"] = died
