@@ -130,6 +130,7 @@ def feedback_steps(from_gradebook: bool) -> list[type]:
 
 
 _EXPORTERS: dict[bool, Any] = {}
+_HIGHLIGHTED: dict[tuple[str, str, Any], str] = {}
 #: What nbconvert's HTMLExporter writes on an image that has no alt text.
 NO_ALT = "No description has been provided for this image"
 _IMG_WITHOUT_ALT = re.compile(r"<img(?![^>]*\salt=)(?=[\s>/])", re.IGNORECASE)
@@ -154,12 +155,26 @@ def _page_exporter_class() -> type:
     from nbconvert.filters.highlight import Highlight2HTML
     from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
+    class RememberedHighlight(Highlight2HTML):
+        """Pygments' HTML for a cell, kept by text: a class's pages share most
+        cells (the lesson's, the tests), and highlighting is half a page's
+        time. Of the cell's metadata only ``magics_language`` counts."""
+
+        def __call__(self, source: str, language: Any = None, metadata: Any = None):
+            magic = (metadata or {}).get("magics_language")
+            key = (source, language or self.pygments_lexer, magic)
+            if key not in _HIGHLIGHTED:
+                if len(_HIGHLIGHTED) > 4096:
+                    _HIGHLIGHTED.clear()
+                _HIGHLIGHTED[key] = super().__call__(source, language, metadata)
+            return _HIGHLIGHTED[key]
+
     class FeedbackPageExporter(HTMLExporter):
         def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any):
             langinfo = nb.metadata.get("language_info", {})
             lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
             highlight = self.filters.get(
-                "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)
+                "highlight_code", RememberedHighlight(pygments_lexer=lexer, parent=self)
             )
             resources = self._init_resources(resources)
             data_type = WidgetsDataTypeFilter(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,8 +44,12 @@ class Program:
         return {"nonce": nonce, "timeout": timeout, "units": self.units}
 
 
+@functools.lru_cache(maxsize=4096)
 def python_source(source: str) -> str:
-    """A cell's source with IPython syntax (magics, ``!`` lines) made Python."""
+    """A cell's source with IPython syntax (magics, ``!`` lines) made Python.
+
+    Cached by text: a class's notebooks share most cells (the lesson's, the
+    tests), and a worker grades many of them."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     try:
@@ -53,20 +58,24 @@ def python_source(source: str) -> str:
         return source
 
 
-def _parse(source: str) -> list[ast.stmt]:
+@functools.lru_cache(maxsize=4096)
+def _parse(source: str) -> tuple[ast.stmt, ...]:
+    """A cell's statements (cached by text: callers only read them)."""
     try:
-        return ast.parse(python_source(source)).body
+        return tuple(ast.parse(python_source(source)).body)
     except SyntaxError:
-        return []
+        return ()
 
 
-def binds(node: ast.stmt) -> set[str]:
-    """Names a lesson statement binds or may mutate."""
+@functools.lru_cache(maxsize=8192)
+def binds(node: ast.stmt) -> frozenset[str]:
+    """Names a lesson statement binds or may mutate (cached by node, as
+    :func:`_unparse`)."""
     found: set[str] = set()
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {node.name}
+        return frozenset({node.name})
     if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names}
+        return frozenset((a.asname or a.name).split(".")[0] for a in node.names)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         func = node.value.func  # model.eval(), data.fill_(0): may change `model`
         while isinstance(func, (ast.Attribute, ast.Subscript)):
@@ -84,18 +93,29 @@ def binds(node: ast.stmt) -> set[str]:
                 root = root.value
             if isinstance(root, ast.Name):
                 found.add(root.id)
-    return found
+    return frozenset(found)
 
 
 def reads(node: ast.AST) -> set[str]:
     """Global names that code reads (a function's locals and arguments are not)."""
+    return set(_reads(node if isinstance(node, str) else _unparse(node)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _unparse(node: ast.AST) -> str:
+    """``ast.unparse``, cached by node: :func:`_parse`'s nodes recur in every
+    notebook of a lesson."""
+    return ast.unparse(node)
+
+
+@functools.lru_cache(maxsize=8192)
+def _reads(source: str) -> frozenset[str]:
     import symtable
 
-    source = ast.unparse(node) if not isinstance(node, str) else node
     try:
         table = symtable.symtable(source, "<cell>", "exec")
     except SyntaxError:
-        return set()
+        return frozenset()
     found: set[str] = set()
     stack = [table]
     while stack:
@@ -110,7 +130,7 @@ def reads(node: ast.AST) -> set[str]:
                 wanted = symbol.is_referenced() and symbol.is_global()
             if wanted:
                 found.add(symbol.get_name())
-    return found - _BUILTINS
+    return frozenset(found - _BUILTINS)
 
 
 def _seeds(node: ast.stmt) -> bool:
@@ -186,10 +206,10 @@ def build(nb: Any, release: Any) -> Program:
     needed = set()
     for cell in code:
         if is_test(cell):
-            needed |= reads(ast.parse(python_source(cell.source)))
+            needed |= reads(python_source(cell.source))
     for found in defined.values():
         if found.source:
-            needed |= reads(ast.parse(found.source))
+            needed |= reads(found.source)
     kept: set[int] = set()
     changed = True
     while changed:
@@ -215,7 +235,7 @@ def build(nb: Any, release: Any) -> Program:
                         "kind": "lesson",
                         "gid": None,
                         "name": statement.name,
-                        "source": ast.unparse(statement.node),
+                        "source": _unparse(statement.node),
                     }
                 )
 

@@ -493,3 +493,31 @@ os._exit(4)
     pid = int(got["fill"].rsplit("left ", 1)[1].split()[0])
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_full_answer_is_remembered_when_asked_and_a_cut_one_never(monkeypatch):
+    """A grading worker asks with ``remember=True``: the compiler's full answer
+    for a source and request is given again without a process; an answer cut
+    short (a timeout) is not kept."""
+    runs = []
+
+    def worker(folder, request, timeout):
+        runs.append(request)
+        said = [{"kernel": name, "message": None} for name in request["kernels"]]
+        return [{"ready": True}, *said], 0, False, ""
+
+    monkeypatch.setattr(cuda_compile, "_COMPILED", {})
+    monkeypatch.setattr(cuda_compile, "_run_worker", worker)
+    source = "a = 1\n"
+    assert compile_kernels(source, {"a": ["void()"]}, remember=True) == {"a": None}
+    assert compile_kernels(source, {"a": ["void()"]}, remember=True) == {"a": None}
+    assert len(runs) == 1
+    compile_kernels(source, {"a": ["void()"]})  # not asked to remember: compiled
+    compile_kernels(source + "\n", {"a": ["void()"]}, remember=True)  # new source
+    assert len(runs) == 3
+    cut = [{"ready": True}]
+    monkeypatch.setattr(cuda_compile, "_run_worker", lambda *a: (cut, 0, True, ""))
+    first = compile_kernels("b = 1\n", {"b": ["void()"]}, remember=True)
+    assert "took longer" in first["b"]
+    monkeypatch.setattr(cuda_compile, "_run_worker", worker)
+    assert compile_kernels("b = 1\n", {"b": ["void()"]}, remember=True) == {"b": None}

@@ -108,3 +108,34 @@ def test_the_feedback_page_is_nbconverts_page_without_its_reparse():
     assert with_alt_text('<img alt="x" src=a><IMG src=b><img\nsrc=c><imgx>') == (
         f'<img alt="x" src=a>{bare} src=b>{bare}\nsrc=c><imgx>'
     )
+
+
+def test_remembered_highlighting_gives_each_page_its_own_code():
+    """Pages share the highlighting of a cell's text; each page still shows its
+    own code as nbconvert highlights it, a magics language included."""
+    import copy
+
+    from bs4 import BeautifulSoup
+    from nbconvert import HTMLExporter
+    from nbformat.v4 import new_notebook
+
+    from autograder.grading.feedback import feedback_exporter
+
+    ours = feedback_exporter(from_gradebook=False)
+    stock = HTMLExporter(config=ours.config)
+    for step in ours._preprocessors:
+        stock.register_preprocessor(step, enabled=True)
+    resources = {"nbgrader": {"student": "s", "assignment": "a", "notebook": "a"}}
+
+    def code(exporter, nb):
+        html = exporter.from_notebook_node(copy.deepcopy(nb), copy.deepcopy(resources))
+        page = BeautifulSoup(html[0], "html.parser")
+        return [str(block) for block in page.select("div.highlight")]
+
+    magic = new_code_cell("echo $HOME")
+    magic.metadata["magics_language"] = "bash"
+    first = new_notebook(cells=[new_code_cell("plot(1)"), new_code_cell("echo $HOME")])
+    second = new_notebook(cells=[new_code_cell("plot(2)"), magic])
+    for nb in (first, second, first):
+        assert code(ours, nb) == code(stock, nb)
+    assert code(ours, first) != code(ours, second)

@@ -217,6 +217,7 @@ def compile_answer_kernels(program: Any, records: dict[str, Any]) -> None:
             _compile_source(program),
             {k: [s for s in v if not s.startswith("unsupported: ")] for k, v in
              wanted.items()},
+            remember=True,
         )  # fmt: skip
     except (CompilerUnavailable, RuntimeError) as exc:
         problems = {
