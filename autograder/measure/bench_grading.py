@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 
@@ -187,7 +188,17 @@ def warm_floor(entries, release_dir: Path, jobs: int, tmp: Path) -> float:
     ]
     for worker in workers:
         worker.start()
-    seconds = [queue.get(timeout=3600) for _ in workers]
+    seconds: list[float] = []
+    while len(seconds) < len(workers):
+        try:
+            seconds.append(queue.get(timeout=5))
+        except Empty:
+            dead = [w.exitcode for w in workers if w.exitcode not in (None, 0)]
+            if dead:
+                raise RuntimeError(
+                    f"a floor worker stopped (exit code {dead[0]}) before it "
+                    "reported: its error is printed above"
+                ) from None
     for worker in workers:
         worker.join()
     return max(seconds)
