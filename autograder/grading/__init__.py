@@ -60,14 +60,24 @@ def grade_notebooks(
     return [found[s] for s in submissions]
 
 
-def validate_notebook(path: Path, *, invert: bool = False) -> dict[str, list]:
+def validate_notebook(
+    path: Path, *, invert: bool = False, warm: bool = False
+) -> dict[str, list]:
     """Run ``nbgrader validate`` on a notebook in-process and return its findings.
 
     An empty dict means success: with ``invert=False`` every test cell passed,
     with ``invert=True`` no test cell passed (what a blank student notebook
     should give). Otherwise the dict has ``failed``, ``passed`` or ``changed``
-    entries, each a list of cells.
+    entries, each a list of cells. ``warm``: nbgrader's ``Execute`` gets a warm
+    kernel (:mod:`autograder.grading.kernel.warmkernel`), by configuration,
+    instead of paying for the imports again.
     """
     from nbgrader.validator import Validator
+    from traitlets.config import Config
 
-    return Validator(invert=invert).validate(str(path))
+    config = Config()
+    if warm:
+        from autograder.grading.kernel import warmkernel
+
+        config.Execute.kernel_manager_class = warmkernel.manager_class()
+    return Validator(invert=invert, config=config).validate(str(path))

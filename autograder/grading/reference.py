@@ -65,8 +65,12 @@ def results_of(notebook: Any) -> dict[str, list[Any]]:
 
 def execute_solution(nb: Any, prefix: str = "course-reference-") -> None:
     """Run a notebook of the lesson's own code (a solution, or the probe's
-    watched copy) in a plain kernel of its own, in a new empty folder."""
+    watched copy) in a kernel of its own, in a new empty folder: a warm one
+    (:mod:`autograder.grading.kernel.warmkernel`), as the submissions it is
+    compared with get, where the platform has them."""
     from nbclient import NotebookClient
+
+    from autograder.grading.kernel import warmkernel
 
     folder = Path(tempfile.mkdtemp(prefix=prefix))
     try:
@@ -74,6 +78,7 @@ def execute_solution(nb: Any, prefix: str = "course-reference-") -> None:
             nb,
             timeout=TIMEOUT,
             kernel_name="python3",
+            kernel_manager_class=warmkernel.manager_class(),
             allow_errors=True,
             resources={"metadata": {"path": str(folder)}},
             extra_arguments=[

@@ -149,7 +149,7 @@ def test_solution_passes_nbgrader_validate(lesson, tmp_path):
     write_notebook(
         source_to_notebook(REPO_ROOT / "solutions" / lesson / f"{lesson}.py"), path
     )
-    results = validate_notebook(path)
+    results = validate_notebook(path, warm=True)
     assert results == {}, json.dumps(results, indent=1)[:3000]
 
 
@@ -168,7 +168,7 @@ def test_student_notebook_fails_validate_and_passes_inverted(lesson):
         if c.metadata.get("nbgrader", {}).get("grade")
     ]
     assert graded, "a lesson without test cells cannot fail validation"
-    assert validate_notebook(notebook, invert=True) == {}
+    assert validate_notebook(notebook, invert=True, warm=True) == {}
 
 
 @pytest.mark.slow

@@ -87,6 +87,25 @@ def test_warm_kernels_are_fresh_processes_with_the_job_settings(warm, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_caller_that_sets_the_log_level_itself_still_gets_a_warm_kernel(
+    warm, tmp_path
+):
+    """The manager adds ``--IPKernelApp.log_level=ERROR``; given twice, the
+    option stopped a forked kernel before its first reply."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    before = dict(warmkernel.LAUNCHED)
+    NotebookClient(
+        nb,
+        kernel_name="python3",
+        kernel_manager_class=warm,
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
+    assert nb.cells[0].outputs[0]["text"] == "42\n"
+    assert warmkernel.LAUNCHED["warm"] == before["warm"] + 1
+
+
+@pytest.mark.slow
 def test_plots_and_errors_look_as_in_a_cold_kernel(warm, tmp_path, monkeypatch):
     from jupyter_client.manager import AsyncKernelManager
 

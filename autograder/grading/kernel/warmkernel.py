@@ -343,10 +343,12 @@ def manager_class() -> type:
             ours = forkable(kernel_cmd)  # this Python's IPython kernel
             confine = self.confine and ours
             spaces = confine and self.namespaces
-            if ours:
+            level = "--IPKernelApp.log_level"
+            if ours and not any(str(a).startswith(level) for a in kernel_cmd):
                 # ipykernel 7 warns on every start that loopback TCP is not
                 # encrypted: one line per graded notebook on the grader's terminal.
-                kernel_cmd = [*kernel_cmd, "--IPKernelApp.log_level=ERROR"]
+                # (Given twice, the option stops a forked kernel before it starts.)
+                kernel_cmd = [*kernel_cmd, f"{level}=ERROR"]
             try:
                 if not (self.warm and supported()):
                     raise RuntimeError("warm kernels are off")
