@@ -1,10 +1,11 @@
 """Count host-device synchronisations, the hidden cost of "just printing the loss".
 
 Every time Python needs a *value* that lives on the GPU (``loss.item()``,
-``float(t)``, ``print(t)``, ``t.cpu()``, ``if t > 0:``, ``cupy.asnumpy(a)``,
-the same on the simulated device arrays of :mod:`course.fakecupy`...)
-the host must stop and wait for the GPU to finish all queued work, then copy the
-value back. One such wait per training step can make a GPU slower than a CPU.
+``float(t)``, ``print(t)``, ``t.cpu()``, ``t.to("cpu")``, ``if t > 0:``,
+``cupy.asnumpy(a)``, the same on the simulated device arrays of
+:mod:`course.fakecupy`...) the host must stop and wait for the GPU to finish all
+queued work, then copy the value back. One such wait per training step can make
+a GPU slower than a CPU.
 
 :class:`SyncCounter` counts those calls. It counts them on the CPU too, where they
 cost nothing, so an exercise can be graded the same way on every machine::
@@ -16,8 +17,20 @@ cost nothing, so an exercise can be graded the same way on every machine::
     print(syncs.count)        # 10 if the loss is read every 10 epochs
 
 Only the outermost call is counted: ``print(t)`` reads values internally with
-``.tolist()``, but it is one synchronisation, not many. ``t.to("cpu")`` is
-counted only when ``t`` is on another device; ``.cpu()`` is counted always.
+``.tolist()``, but it is one synchronisation, not many.
+
+**Where a tensor lives.** On a GPU machine, ``t.device`` says it. On a machine
+without one, the counter *simulates* a GPU (a torch function mode watches every
+torch call in the block): every tensor is taken to be on the device, as the
+lesson's ``device`` would put it on a GPU, except those made on the host in the
+block: the results of ``.cpu()``, ``.to("cpu")``, ``torch.from_numpy``, a
+factory (``torch.tensor``, ``torch.zeros``...) called without a ``device``, and
+what is computed from host tensors only. So ``.to("cpu")`` and ``.cpu()`` of a
+device tensor count one synchronisation each, and return a host tensor, here as
+there; reading a host tensor (``.item()`` of it) counts nothing; and
+:meth:`SyncCounter.on_device` tells a result left on the device from one brought
+home. Writing a device value into a host tensor (``host[i] = loss``,
+``host.copy_(loss)``) is a copy home: one synchronisation.
 """
 
 from __future__ import annotations
@@ -33,18 +46,98 @@ from typing import Any
 
 import torch
 
-_TORCH_METHODS = (
-    "item",
-    "cpu",
-    "numpy",
-    "tolist",
-    "__float__",
-    "__int__",
-    "__bool__",
-    "__index__",
-    "__repr__",
-    "__format__",
+#: Tensor methods that hand a value to Python: one sync when the tensor is on
+#: the device.
+_TORCH_READS = frozenset(
+    {
+        "item",
+        "numpy",
+        "tolist",
+        "__float__",
+        "__int__",
+        "__bool__",
+        "__index__",
+        "__repr__",
+        "__format__",
+    }
 )
+#: Writes into a tensor: a device value written into a host tensor is a copy home.
+_TORCH_WRITES = frozenset({"__setitem__", "copy_"})
+_HOST_TAG = "_course_on_host"  # set on a tensor made on the host in a simulated run
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors(v)]
+    return []
+
+
+def _host_target(args: tuple, kwargs: dict, simulated: bool) -> bool | None:
+    """Whether ``.to(...)``'s arguments name the host (True), a device (False),
+    or no device at all (None: a dtype, say). The string ``"cpu"`` names the
+    host; on a simulated GPU a ``torch.device`` object is the lesson's
+    ``device``, which stands for the GPU there."""
+    target = kwargs.get("device", args[0] if args else None)
+    if isinstance(target, str):
+        return torch.device(target).type == "cpu"
+    if isinstance(target, torch.device):
+        return not simulated and target.type == "cpu"
+    return None
+
+
+class _Watch(torch.overrides.TorchFunctionMode):
+    """The counter's eyes on torch: every call in the block passes here."""
+
+    def __init__(self, counter: SyncCounter) -> None:
+        super().__init__()
+        self.counter = counter
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        counter, name = self.counter, getattr(func, "__name__", "")
+        first = args[0] if args else None
+        if name in _TORCH_READS and isinstance(first, torch.Tensor):
+            if counter.on_device(first):
+                counter._record(f"Tensor.{name}", first)
+            return func(*args, **kwargs)
+        if name in ("cpu", "to") and isinstance(first, torch.Tensor):
+            home = name == "cpu" or _host_target(args[1:], kwargs, counter.simulated)
+            if home and counter.on_device(first):
+                op = "Tensor.cpu" if name == "cpu" else "Tensor.to(cpu)"
+                counter._record(op, first)
+            out = func(*args, **kwargs)
+            if home is None:  # a dtype only: it stays where it was
+                return counter._placed(out, counter.on_device(first))
+            return counter._placed(out, not home)
+        if name in _TORCH_WRITES and isinstance(first, torch.Tensor):
+            source = [t for t in _tensors(args[1:]) if counter.on_device(t)]
+            if source and not counter.on_device(first):
+                counter._record(f"Tensor.{name} (device to host)", source[0])
+            return func(*args, **kwargs)
+        out = func(*args, **kwargs)
+        if counter.simulated:
+            inputs = _tensors(args) + _tensors(kwargs)
+            if inputs:
+                home = not any(counter.on_device(t) for t in inputs)
+            else:  # a factory: on the host unless a device is named
+                home = kwargs.get("device") is None
+            if home:
+                for tensor in _tensors(out):
+                    _tag(tensor)
+        return out
+
+
+def _tag(tensor: torch.Tensor) -> None:
+    try:
+        setattr(tensor, _HOST_TAG, True)
+    except (AttributeError, RuntimeError):  # a tensor that takes no attributes
+        pass
+
+
 _CUPY_METHODS = (
     "get",
     "item",
@@ -90,29 +183,49 @@ def _caller() -> str:
 class SyncCounter:
     """Context manager that counts host-device synchronisations.
 
+    Args:
+        simulate: take every tensor to be on a GPU unless made on the host in
+            the block (see the module's notes). ``None``: simulate where torch
+            sees no CUDA or MPS device.
+
     Attributes:
         events: every counted call, in order, as :class:`SyncEvent`.
         count: how many were counted.
+        simulated: whether this counter simulates the GPU.
         unpatched: operations that could not be watched here. CuPy 13 and later
             define ``cupy.ndarray`` as a Python subclass of a compiled base, so
-            its methods are wrapped like torch's; an older CuPy whose compiled
-            ``ndarray`` refuses new attributes lists them here, and then only
+            its methods are wrapped; an older CuPy whose compiled ``ndarray``
+            refuses new attributes lists them here, and then only
             ``cupy.asnumpy`` is seen.
     """
 
     _active_lock = threading.Lock()
     _active: list[SyncCounter] = []
 
-    def __init__(self) -> None:
+    def __init__(self, simulate: bool | None = None) -> None:
         self.events: list[SyncEvent] = []
         self._patches: list[tuple[Any, str, Any, bool]] = []
         self._local = threading.local()
         self.unpatched: list[str] = []
+        if simulate is None:
+            mps = getattr(torch.backends, "mps", None)
+            simulate = not (
+                torch.cuda.is_available() or (mps is not None and mps.is_available())
+            )
+        self.simulated = bool(simulate)
+        self._watch: _Watch | None = None
 
     @property
     def count(self) -> int:
         """Number of synchronising calls counted so far."""
         return len(self.events)
+
+    def on_device(self, tensor: torch.Tensor) -> bool:
+        """Whether ``tensor`` lives on the device: its real device on a GPU
+        machine; on a simulated one, unless it was made on the host."""
+        if tensor.device.type != "cpu":
+            return True
+        return self.simulated and not getattr(tensor, _HOST_TAG, False)
 
     def by_op(self) -> dict[str, int]:
         """Counts per operation name, e.g. ``{"Tensor.item": 10}``."""
@@ -130,6 +243,25 @@ class SyncCounter:
             lines.append(f"  {n:5d} x {op}  (first at {first[op]})")
         return "\n".join(lines)
 
+    def _record(self, op: str, value: Any) -> None:
+        """One synchronisation: ``op`` read or copied ``value`` home."""
+        self.events.append(SyncEvent(op, _caller()))
+
+    def _placed(self, out: Any, on_device: bool) -> Any:
+        """``.cpu()``'s or ``.to()``'s result where the call put it: on a
+        simulated GPU, a new alias (``.cpu()`` of a CPU tensor is the tensor
+        itself) that is tagged as on the host, or not."""
+        if not (self.simulated and isinstance(out, torch.Tensor)):
+            return out
+        if out.device.type == "cpu":
+            try:
+                out = out.view_as(out)
+            except RuntimeError:  # a tensor with no view (sparse, say)
+                out = out.clone()
+            if not on_device:
+                _tag(out)
+        return out
+
     def _wrap(self, op: str, original: Callable[..., Any]) -> Callable[..., Any]:
         counter = self
 
@@ -137,7 +269,7 @@ class SyncCounter:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             depth = getattr(counter._local, "depth", 0)
             if depth == 0:
-                counter.events.append(SyncEvent(op, _caller()))
+                counter._record(op, args[0] if args else None)
             counter._local.depth = depth + 1
             try:
                 return original(*args, **kwargs)
@@ -157,39 +289,12 @@ class SyncCounter:
             return
         self._patches.append((owner, name, original, had_own))
 
-    def _patch_torch_to(self) -> None:
-        """Count ``t.to("cpu")`` when ``t`` lives on another device.
-
-        On a CPU-only machine ``x.to(device)`` with ``device == cpu`` cannot be
-        told apart from a copy back to the host, so it is not counted there; use
-        ``.cpu()`` to bring results back, which is counted everywhere.
-        """
-        counter = self
-        original = torch.Tensor.to
-
-        @functools.wraps(original)
-        def to(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
-            target = kwargs.get("device", args[0] if args else None)
-            is_host = isinstance(target, (str, torch.device)) and (
-                torch.device(target).type == "cpu"
-            )
-            leaves_device = is_host and tensor.device.type != "cpu"
-            if leaves_device and getattr(counter._local, "depth", 0) == 0:
-                counter.events.append(SyncEvent("Tensor.to(cpu)", _caller()))
-            return original(tensor, *args, **kwargs)
-
-        had_own = "to" in vars(torch.Tensor)
-        torch.Tensor.to = to
-        self._patches.append((torch.Tensor, "to", original, had_own))
-
     def __enter__(self) -> SyncCounter:
         with SyncCounter._active_lock:
             if SyncCounter._active:
                 raise RuntimeError("SyncCounter cannot be nested; use one at a time.")
             SyncCounter._active.append(self)
-        for name in _TORCH_METHODS:
-            self._patch(torch.Tensor, name, f"Tensor.{name}")
-        self._patch_torch_to()
+        self._patch_from_numpy()
         cupy = sys.modules.get("cupy")
         if cupy is not None:
             for name in _CUPY_METHODS:
@@ -201,9 +306,28 @@ class SyncCounter:
             for name in _SIMULATED_METHODS:
                 self._patch(fake.DeviceArray, name, f"DeviceArray.{name}")
             self._patch(fake.fake_cupy, "asnumpy", "fake_cupy.asnumpy")
+        self._watch = _Watch(self)
+        self._watch.__enter__()
         return self
 
+    def _patch_from_numpy(self) -> None:
+        """``torch.from_numpy`` (which no torch function mode sees) makes a host
+        tensor."""
+        original = torch.from_numpy
+
+        @functools.wraps(original)
+        def from_numpy(array: Any) -> torch.Tensor:
+            tensor = original(array)
+            _tag(tensor)
+            return tensor
+
+        self._patches.append((torch, "from_numpy", original, True))
+        torch.from_numpy = from_numpy
+
     def __exit__(self, *exc: object) -> None:
+        if self._watch is not None:
+            self._watch.__exit__(*exc)
+            self._watch = None
         for owner, name, original, had_own in reversed(self._patches):
             if had_own:
                 setattr(owner, name, original)

@@ -129,7 +129,11 @@ for run in load_recorded("bench"):
 # `.item()`, `float(t)`, `int(t)`, `print(t)`, `.tolist()`, `.cpu()`, and
 # `if t > 0:` (control flow on a GPU value). (`.numpy()` on a CUDA tensor raises
 # instead: call `.cpu()` first.) The course's `SyncCounter` counts these calls,
-# on a CPU too, where they cost nothing:
+# on a CPU too, where they cost nothing. Without a GPU it plays one: every tensor
+# counts as on the device unless it was made on the host (by `.cpu()`,
+# `.to("cpu")`, `torch.from_numpy`, or `torch.tensor(...)` without a device), so
+# `.to("cpu")` is one sync here as on a GPU, and `syncs.on_device(t)` tells a
+# tensor left on the device from one brought home:
 
 # %%
 t = torch.randn(1000, device=device)
@@ -141,7 +145,11 @@ with SyncCounter() as syncs:
         pass
     print(f"sum = {total}")  # sync 3: printing reads the value
     history = t[:3].tolist()  # sync 4
+    home = t[:3].to("cpu")   # sync 5: the copy home waits for the GPU
+    home.tolist()            # no sync: `home` is on the host now
 print(syncs.summary())
+print("t on the device:", syncs.on_device(t), "| home on the device:",
+      syncs.on_device(home))
 
 # %% [markdown]
 # `SyncCounter` sees the calls that hand a value to Python. It does not see every
@@ -283,7 +291,9 @@ def train_history_on_device(model, X, y, num_epochs, lr=0.1):
     Returns:
         A 1-D float32 tensor ON THE CPU with num_epochs values: the loss of every
         epoch. The whole function makes at most one host-device synchronisation
-        (the final transfer, with .cpu()), however large num_epochs is.
+        (the final transfer, with .cpu()), however large num_epochs is. Copying
+        each loss home (`.to("cpu")`, `.cpu()` or `.item()` every epoch) is one
+        sync per epoch; a history left on the device fails too.
     """
     # Hint: torch.stack a list of detached losses, then one .cpu().
     ### BEGIN SOLUTION
@@ -309,9 +319,12 @@ with SyncCounter() as syncs:
     hist = train_history_on_device(make_model(), X, y, num_epochs=25)
 check_type(hist, torch.Tensor, "train_history_on_device(...)")
 check_equal(tuple(hist.shape), (25,), "shape of the loss history")
-check_equal(str(hist.device), "cpu", "device of the returned history")
+assert not syncs.on_device(hist), (
+    "the history is still on the device: bring it home with one .cpu() at the end"
+)
 assert syncs.count <= 1, f"expected at most 1 sync, got {syncs.count}:\n" + (
-    syncs.summary())
+    syncs.summary() + "\nKeep each loss on the device (loss.detach()); copy the "
+    "whole history home once, at the end.")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "03-history-hidden-test", "points": 2}
@@ -327,6 +340,8 @@ for _epochs, _lr in ((1, 0.1), (40, 0.1), (120, 0.5)):
         _history = outcome(train_history_on_device, make_model(2), X, y, _epochs, _lr)
     _got[_label] = Approx(_history, rtol=1e-4, atol=1e-6)
     _got[f"host syncs in {_label}"] = Bound(_syncs.count, high=1)
+    _got[f"{_label} returned on the host"] = not (
+        isinstance(_history, torch.Tensor) and _syncs.on_device(_history))
 submit(_got)
 ### END HIDDEN TESTS
 

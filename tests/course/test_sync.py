@@ -75,8 +75,9 @@ def test_pure_device_work_is_not_counted():
 
 
 def test_events_say_where_the_sync_happened():
+    t = torch.tensor(1.0)  # made before the block: on the (simulated) device
     with SyncCounter() as syncs:
-        torch.tensor(1.0).item()
+        t.item()
     assert syncs.events[0].where.endswith(f"test_sync.py:{_line_of('item()')}")
     assert "1 x Tensor.item" in syncs.summary()
 
@@ -116,3 +117,96 @@ def test_summary_without_syncs():
     with SyncCounter() as syncs:
         pass
     assert syncs.summary() == "no host-device synchronisation"
+
+
+# --- the simulated GPU: every host read counted, whatever the device ----------
+
+
+def _epochs(history_step, num_epochs=12):
+    """A small training loop; ``history_step(loss, losses)`` keeps each loss."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    X, y = torch.randn(16, 3), torch.randn(16, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for _ in range(num_epochs):
+        loss = torch.nn.functional.mse_loss(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        history_step(loss, losses)
+    return losses
+
+
+@pytest.mark.parametrize(
+    "step, syncs, op",
+    [
+        (lambda loss, out: out.append(loss.detach().to("cpu")), 12, "Tensor.to(cpu)"),
+        (lambda loss, out: out.append(loss.detach().cpu()), 12, "Tensor.cpu"),
+        (lambda loss, out: out.append(loss.item()), 12, "Tensor.item"),
+        (lambda loss, out: out.append(loss.detach()), 0, None),
+    ],
+    ids=["to-cpu", "cpu", "item", "detach"],
+)
+def test_a_copy_home_every_epoch_is_a_sync_on_a_cpu_too(step, syncs, op):
+    with SyncCounter(simulate=True) as counter:
+        _epochs(step)
+    assert counter.count == syncs, counter.summary()
+    if op:
+        assert counter.by_op() == {op: syncs}
+
+
+def test_a_history_left_on_the_device_is_seen_and_one_cpu_brings_it_home():
+    with SyncCounter(simulate=True) as counter:
+        losses = torch.stack(_epochs(lambda loss, out: out.append(loss.detach())))
+        home = losses.cpu()
+        home.tolist()  # reading a host tensor: no sync
+        float(home[0])
+    assert counter.on_device(losses) and not counter.on_device(home)
+    assert counter.by_op() == {"Tensor.cpu": 1}
+    assert torch.equal(home, losses)  # the same values, on the host
+
+
+def test_writing_device_values_into_a_host_tensor_is_a_copy_home():
+    with SyncCounter(simulate=True) as counter:
+        buffer = torch.zeros(12)  # made without a device: on the host
+
+        def keep(loss, out):
+            buffer[len(out)] = loss.detach()
+            out.append(None)
+
+        _epochs(keep)
+    assert counter.by_op() == {"Tensor.__setitem__ (device to host)": 12}
+    assert not counter.on_device(buffer)
+
+
+def test_host_tensors_made_in_the_block_cost_nothing_to_read():
+    import numpy as np
+
+    original = torch.from_numpy
+    with SyncCounter(simulate=True) as counter:
+        torch.tensor([1.0, 2.0]).sum().item()
+        torch.from_numpy(np.ones(3)).tolist()
+        torch.zeros(2).to("cpu")
+        moved = torch.ones(2).to(torch.device("cpu"))  # the lesson's `device`
+    assert counter.count == 0
+    assert counter.on_device(moved)
+    assert torch.from_numpy is original
+
+
+def test_without_simulation_only_real_device_tensors_count():
+    t = torch.tensor([1.0, 2.0])
+    with SyncCounter(simulate=False) as counter:
+        t.sum().item()
+        t.to("cpu")
+    assert counter.count == 0
+    assert not counter.on_device(t)
+
+
+def test_the_watch_leaves_no_torch_function_mode_behind():
+    from torch.overrides import _get_current_function_mode_stack
+
+    before = list(_get_current_function_mode_stack())
+    with pytest.raises(ZeroDivisionError), SyncCounter():
+        raise ZeroDivisionError
+    assert list(_get_current_function_mode_stack()) == before

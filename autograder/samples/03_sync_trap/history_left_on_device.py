@@ -1,0 +1,17 @@
+"""The history stacked on the device and returned there, without the one .cpu()."""
+
+
+# score: 9
+# zero: 03-history-hidden-test, 03-history-test
+# kind: mistake
+# %% 03-history
+def train_history_on_device(model, X, y, num_epochs, lr=0.1):
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(num_epochs):
+        loss = nn.functional.cross_entropy(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+    return torch.stack(losses)
