@@ -143,7 +143,12 @@ print(f"lean step: {lean.launches} launches, {lean.syncs} syncs: {lean.by_op()}"
 _model = make_mlp()
 _opt = make_optimizer(_model)
 _X, _y = X_train[:64], y_train[:64]
-check_type(train_step(_model, _opt, _X, _y), torch.Tensor, "train_step(...)")
+_returned = train_step(_model, _opt, _X, _y)
+check_type(_returned, torch.Tensor, "train_step(...)")
+assert _returned.grad_fn is None and not _returned.requires_grad, (
+    "train_step returned a loss still attached to the graph: return loss.detach(),"
+    " so the graph of every step is freed and nothing can call backward on it again"
+)
 _model.zero_grad(set_to_none=True)  # backward then writes fresh gradients
 _work = gpumodel.trace(lambda: loss_fn(_model(_X), _y).backward())
 _step = gpumodel.trace(lambda: train_step(_model, _opt, _X, _y))
@@ -173,6 +178,9 @@ for _sizes, _lr, _batch in (((5, 8, 1), 0.005, 16), ((5, 32, 32, 1), 0.001, 64),
     _label = f"MLP {list(_sizes)}, lr {_lr}, batch {_batch}"
     _first = train_step(_model, _opt, _X, _y)
     _got[f"{_label}: first loss"] = Approx(_first, rtol=1e-5, atol=1e-6)
+    _got[f"{_label}: the loss is detached"] = bool(
+        isinstance(_first, torch.Tensor) and _first.grad_fn is None
+        and not _first.requires_grad)
     for _ in range(3):
         train_step(_model, _opt, _X, _y)
     _got[f"{_label}: weights after 4 steps"] = Approx(
@@ -350,9 +358,15 @@ for spec in gpumodel.GPUS.values():
 #
 # - `float64_is_fast(device)`: True on the CPU and on CUDA devices whose compute
 #   capability is 6.0, 7.0, 8.0, 9.0 or 10.0 (the data-centre parts: P100, V100,
-#   A100, H100/H200, B200, at half FP32's rate or better); False on every other
-#   CUDA device (consumer cards such as the T4 at 7.5 or an RTX 5090 at 12.0,
-#   Jetson boards) and on `mps`, which has no float64.
+#   A100, A30, H100/H200, B200, at half FP32's rate or better); False on every
+#   other CUDA device (consumer cards such as the T4 at 7.5 or an RTX 5090 at
+#   12.0, Jetson boards) and on `mps`, which has no float64. Two exceptions
+#   break the rule: the **H800 and H20** are 9.0 parts cut down for export, with
+#   about 1 TFLOP/s of FP64 (NVIDIA's H800 and H20 datasheets, specification
+#   table, FP64 row), so `float64_is_fast` is False on a device whose name
+#   holds the word `H800` or `H20` (`torch.cuda.get_device_name`; mind that
+#   "H200" is not "H20"). Apart from those two, decide by the capability, not
+#   the name: an A30 is as fast at FP64 as its 8.0 says.
 # - `pick_dtype(device)`: the format to train in. CUDA with compute capability
 #   8 or more: `torch.bfloat16` (hardware support); 7.x: `torch.float16`
 #   (tensor cores, no bfloat16); older CUDA, the CPU and `mps`: `torch.float32`.
@@ -370,7 +384,9 @@ def float64_is_fast(device):
         return False
     if device.type == "cuda":
         major, minor = torch.cuda.get_device_capability(device)
-        return 6 <= major <= 10 and minor == 0
+        words = torch.cuda.get_device_name(device).replace("-", " ").split()
+        cut_down = "H800" in words or "H20" in words  # 9.0 with slow FP64
+        return 6 <= major <= 10 and minor == 0 and not cut_down
     raise ValueError(f"no rule for device type {device.type!r}: use cpu, cuda or mps")
     ### END SOLUTION
 
@@ -403,6 +419,12 @@ with simulate_hardware(gpus=[FakeGPU("Tesla T4", major=7, minor=5),
     check_equal(pick_dtype(torch.device("cuda", 1)), torch.bfloat16,
                 "pick_dtype on an H200 (9.0)")
     check_equal(float64_is_fast("cuda:1"), True, "float64_is_fast on an H200")
+with simulate_hardware(gpus=[FakeGPU("NVIDIA H800", major=9, minor=0),
+                             FakeGPU("NVIDIA A30", major=8, minor=0)]):
+    check_equal(float64_is_fast("cuda:0"), False,
+                "float64_is_fast on an H800 (9.0, but about 1 TFLOP/s of FP64)")
+    check_equal(float64_is_fast("cuda:1"), True,
+                "float64_is_fast on an A30 (8.0: decide by capability, not name)")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "10-dtype-hidden-test", "points": 2}
@@ -415,7 +437,9 @@ _gpus = [FakeGPU(_name, major=_major, minor=_minor) for _name, _major, _minor in
     ("Tesla P100", 6, 0), ("GTX 1080", 6, 1), ("Tesla V100", 7, 0), ("Tesla T4", 7, 5),
     ("A100", 8, 0), ("RTX 3050 Laptop", 8, 6), ("RTX 4090", 8, 9), ("H200", 9, 0),
     ("Tesla K80", 3, 7), ("RTX 5090", 12, 0), ("B200", 10, 0),
-    ("Jetson Thor", 11, 0))]
+    ("Jetson Thor", 11, 0), ("NVIDIA A30", 8, 0), ("NVIDIA H800", 9, 0),
+    ("NVIDIA H20", 9, 0), ("NVIDIA H200 NVL", 9, 0),
+    ("NVIDIA GeForce RTX 3090", 8, 6), ("NVIDIA GeForce RTX 4090", 8, 9))]
 _got = {}
 with simulate_hardware(gpus=_gpus):
     for _i, _g in enumerate(_gpus):
