@@ -437,6 +437,14 @@ check_close(_dw, _want_dw, rtol=1e-9, atol=1e-12, name="dw")
 check_close(_db, _want_db, rtol=1e-9, atol=1e-12, name="db")
 if _report is not None:
     check_equal(_report.launches, 1, "kernel launches in fused_gradient")
+_dw_kernel, _db_kernel = np.zeros(3), np.zeros(1)  # the kernel alone, launched here
+fused_gradient_kernel[2, 32](X_small, y_small, w_small, float(b_small), _dw_kernel,
+                             _db_kernel)
+check_close(_dw_kernel, _want_dw, rtol=1e-9, atol=1e-12,
+            name="dw as fused_gradient_kernel leaves it")
+check_close(_db_kernel[0], _want_db, rtol=1e-9, atol=1e-12,
+            name="db as fused_gradient_kernel leaves it (the kernel adds each row's "
+                 "share into db on the device; the host only reads it back)")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "09-fused-hidden-test", "points": 2}
@@ -452,7 +460,8 @@ for _n, _d, _blocks, _tpb in ((1, 1, 1, 8), (50, 4, 2, 32), (130, 2, 3, 16),
     _X, _y = _rng.normal(size=(_n, _d)), _rng.normal(3.0, 2.0, size=_n)
     _w, _b = _rng.normal(size=_d), float(_rng.normal())
     _label = f"fused_gradient n={_n}, d={_d}, grid {_blocks}x{_tpb}"
-    _keys = [f"{_label}: dw", f"{_label}: db", f"{_label}: launches"]
+    _keys = [f"{_label}: dw", f"{_label}: db", f"{_label}: launches",
+             f"{_label}: db written by the kernel"]
     try:
         with checked() as _report:
             _dw, _db = fused_gradient(_X, _y, _w, _b, _blocks, _tpb)
@@ -460,6 +469,9 @@ for _n, _d, _blocks, _tpb in ((1, 1, 1, 8), (50, 4, 2, 32), (130, 2, 3, 16),
         _got[_keys[1]] = Approx(float(_db), rtol=1e-9, atol=1e-12)
         if _report is not None:
             _got[_keys[2]] = Bound(_report.launches, 1, 1)
+        _out_dw, _out_db = np.zeros(_d), np.zeros(1)
+        fused_gradient_kernel[_blocks, _tpb](_X, _y, _w, _b, _out_dw, _out_db)
+        _got[_keys[3]] = Approx(float(_out_db[0]), rtol=1e-9, atol=1e-12)
     except Exception as _exc:  # noqa: BLE001 - recorded, compared by the grader
         for _key in _keys:  # every key says what went wrong
             _got[_key] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
