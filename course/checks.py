@@ -7,6 +7,13 @@ types are compared with ``type()`` rather than trusting an object's own
 before they are compared, so an object that claims to equal everything fails.
 
 Check in this order: type, shape, dtype, device, then values.
+
+**NumPy scalars.** Where a Python number is asked for, a NumPy scalar of the
+same kind counts as one: ``np.bool_`` as a ``bool``, any ``np.integer``
+(``np.int64``...) as an ``int``, any ``np.floating`` (``np.float32`` too) as a
+``float``. Kinds still differ (``np.float64(3.0)`` is not an ``int``), and
+arrays, 0-d ones included, and tensors are not numbers. The grader applies the
+same rule (:mod:`course.results`).
 """
 
 from __future__ import annotations
@@ -28,6 +35,17 @@ _PLAIN_VALUE = {
 }
 
 
+def numpy_kind(value: Any) -> type | None:
+    """The Python number type a NumPy scalar counts as (see the module), or None."""
+    if isinstance(value, np.bool_):
+        return bool
+    if isinstance(value, np.integer):
+        return int
+    if isinstance(value, np.floating):
+        return float
+    return None
+
+
 def _type_name(t: type | tuple[type, ...]) -> str:
     if isinstance(t, tuple):
         return " or ".join(_type_name(x) for x in t)
@@ -38,8 +56,12 @@ def _type_name(t: type | tuple[type, ...]) -> str:
 def check_type(
     value: Any, expected: type | tuple[type, ...], name: str = "value"
 ) -> None:
-    """Check that ``type(value)`` is ``expected`` or a subclass of it."""
+    """Check that ``type(value)`` is ``expected`` or a subclass of it (a NumPy
+    scalar passes where its kind of Python number is expected)."""
     actual = type(value)
+    wanted = expected if isinstance(expected, tuple) else (expected,)
+    if numpy_kind(value) in wanted:
+        return
     if not issubclass(actual, expected):
         raise AssertionError(
             f"{name} should be a {_type_name(expected)}, but it is a "
@@ -91,6 +113,8 @@ def check_equal(actual: Any, expected: Any, name: str = "value") -> None:
             check_equal(a, e, f"{name}[{i}]")
         return
     kind = type(expected)
+    if kind in (bool, int, float) and numpy_kind(actual) is kind:
+        actual = actual.item()  # a NumPy scalar counts as its Python number
     if kind in _EXACT_TYPES:
         exact = kind in (bool, type(None))
         if (

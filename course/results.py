@@ -16,6 +16,11 @@ device arrays of :mod:`course.fakecupy`, ``torch.device``, dtypes, a model's
 allows for it) and :class:`Bound` (a number that must lie in a range).
 Anything else is sent as its type name only.
 
+The grader compares type first, with one rule for NumPy scalars, the same as
+:mod:`course.checks`': where a Python number is expected, a NumPy scalar of the
+same kind counts as one (``np.bool_`` as ``bool``, any ``np.integer`` as
+``int``, any ``np.floating`` as ``float``); a 0-d array is not a number.
+
 Nothing here decides a grade: this module only describes values.
 """
 

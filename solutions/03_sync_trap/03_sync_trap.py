@@ -588,7 +588,8 @@ def crossover_size(sizes, cpu_times, gpu_times):
 
     Returns:
         The smallest size s such that gpu_time < cpu_time for s and for every
-        size larger than s; None if the GPU is not faster at the largest size.
+        size larger than s (an int; a NumPy integer counts as one, as in every
+        check of the course); None if the GPU is not faster at the largest size.
 
     Raises:
         ValueError: the three sequences differ in length or are empty.

@@ -95,6 +95,25 @@ def test_an_object_that_equals_everything_is_not_an_answer():
     assert problems and "expected a Python int" in problems[0]
 
 
+@pytest.mark.parametrize(
+    "want, got, ok",
+    [
+        (3, np.int64(3), True),
+        (3, np.uint16(3), True),
+        (3, np.int64(4), False),
+        (1.5, np.float32(1.5), True),
+        (1.5, np.float64(1.5), True),
+        (True, np.bool_(True), True),
+        (3, np.float64(3.0), False),  # another kind of number
+        (3, np.array(3), False),  # an array, even 0-d, is not a number
+    ],
+)
+def test_a_numpy_scalar_counts_as_the_python_number_of_its_kind(want, got, ok):
+    """The grader's side of course.checks' rule for NumPy scalars."""
+    problems = compare_results(encode({"x": want}), encode({"x": got}))
+    assert (problems == []) is ok, problems
+
+
 def test_a_list_where_a_pair_is_written_is_the_same_answer():
     assert compare_results(encode({"p": (1, 2)}), encode({"p": [1, 2]})) == []
 

@@ -55,7 +55,25 @@ def test_check_equal_types_are_strict():
     with pytest.raises(AssertionError, match="should be a NoneType"):
         checks.check_equal(0.0, None)
     with pytest.raises(AssertionError, match="should be a int"):
-        checks.check_equal(np.int64(3), 3)
+        checks.check_equal(np.float64(3.0), 3)  # a NumPy scalar of another kind
+    with pytest.raises(AssertionError, match="should be a bool"):
+        checks.check_equal(np.int64(1), True)
+    with pytest.raises(AssertionError, match="should be a int"):
+        checks.check_equal(np.array(3), 3)  # an array, even 0-d, is not a number
+
+
+def test_a_numpy_scalar_counts_as_the_python_number_of_its_kind():
+    checks.check_equal(np.int64(3), 3)
+    checks.check_equal(np.uint8(3), 3)
+    checks.check_equal(np.float32(1.5), 1.5)
+    checks.check_equal(np.bool_(True), True)
+    checks.check_type(np.int32(3), int)
+    checks.check_type(np.float16(1.0), (int, float))
+    checks.check_type(np.bool_(False), bool)
+    with pytest.raises(AssertionError, match="is 4, expected 3"):
+        checks.check_equal(np.int64(4), 3)
+    with pytest.raises(AssertionError, match="should be a int"):
+        checks.check_type(np.float64(3.0), int)
 
 
 def test_check_equal_recurses_into_dicts_and_lists():

@@ -1,9 +1,9 @@
 """A right crossover_size that returns NumPy integers where sizes were ints.
 
-Both tests say the type differs, and how to fix it (int(...)).
+Accepted: a NumPy integer counts as an int, in the visible checks and in the
+grader alike (the rule in course.checks), so the answer keeps every point.
 """
-# score: 9
-# zero: 03-crossover-test, 03-crossover-hidden-test
+# score: 12
 # %% 03-crossover
 # <reference>
 
