@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -102,7 +103,7 @@ def plot_timings(
     ax.set_ylabel(f"time ({'µs' if unit == 'us' else unit})")
     if log_y:
         ax.set_yscale("log")
-    ax.set_title(title)
+    ax.set_title(textwrap.fill(title, 60))  # a long title wraps, never runs off
     ax.grid(axis="y", alpha=0.3)
     return ax
 
@@ -235,6 +236,60 @@ def describe_figure(fig: Any = None) -> str:
     return ". ".join(parts) + "." if parts else "An empty figure."
 
 
+def _drawn_tick_labels(axis: Any) -> list[Any]:
+    """The tick labels ``axis`` draws: those of ticks inside its view."""
+    low, high = sorted(axis.get_view_interval())
+    slack = 1e-9 * max(abs(high - low), 1e-300)
+    labels = []
+    for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+        where = tick.get_loc()
+        if where is None or not low - slack <= where <= high + slack:
+            continue
+        labels += [t for t in (tick.label1, tick.label2) if t.get_visible()]
+    return [t for t in labels if t.get_text().strip()]
+
+
+def layout_problems(fig: Any = None) -> list[str]:
+    """What a reader of ``fig`` could not read: text cut off by the figure's
+    edge, and tick labels of one axis that overlap (empty: none)."""
+    from matplotlib.text import Text
+
+    fig = fig or plt.gcf()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    edge = fig.bbox
+    axes = [a for ax in fig.axes for a in (ax.xaxis, ax.yaxis)]
+    ticks = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    drawn = {id(t): t for axis in axes for t in _drawn_tick_labels(axis)}
+    skipped = {id(t) for t in ticks} - set(drawn)
+    texts = [
+        t
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and id(t) not in skipped
+    ]
+    problems = []
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        if (
+            box.x0 < edge.x0 - 1
+            or box.y0 < edge.y0 - 1
+            or box.x1 > edge.x1 + 1
+            or box.y1 > edge.y1 + 1
+        ):
+            words = " ".join(text.get_text().split())
+            problems.append(f"{words!r} is cut off by the figure's edge")
+    for axis in axes:
+        shown = [
+            (" ".join(t.get_text().split()), t.get_window_extent(renderer))
+            for t in _drawn_tick_labels(axis)
+        ]
+        shown.sort(key=lambda item: (item[1].x0, item[1].y0))
+        for (a, box_a), (b, box_b) in zip(shown, shown[1:]):
+            if box_a.overlaps(box_b):
+                problems.append(f"tick labels {a!r} and {b!r} overlap")
+    return problems
+
+
 def show(name: str, alt: str | None = None) -> Path | None:
     """Show the current figure in a notebook; in a script, save it and close it.
 
@@ -243,6 +298,8 @@ def show(name: str, alt: str | None = None) -> Path | None:
     box runs lessons as plain ``.py`` files) save ``<name>.png`` under
     ``$COURSE_FIGURES`` when that variable is set, with the alt text as the
     PNG's ``Description``, and return the path; otherwise the figure is closed.
+    Each saved figure's :func:`layout_problems` are appended to
+    ``layout.jsonl`` in that folder (the test suite reads them).
     """
     fig = plt.gcf()
     alt = alt or describe_figure(fig)
@@ -259,8 +316,13 @@ def show(name: str, alt: str | None = None) -> Path | None:
     folder = os.environ.get("COURSE_FIGURES")
     path = None
     if folder:
+        import json
+
         path = Path(folder) / f"{name}.png"
         path.parent.mkdir(parents=True, exist_ok=True)
         plt.savefig(path, dpi=100, metadata={"Description": alt})
+        problems = layout_problems(fig)
+        with open(path.parent / "layout.jsonl", "a", encoding="utf-8") as log:
+            log.write(json.dumps({"figure": name, "problems": problems}) + "\n")
     plt.close("all")
     return path

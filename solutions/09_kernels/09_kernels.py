@@ -36,6 +36,7 @@ print(f"kernels run on: {TARGET}. {describe_target(TARGET)}")
 
 # %%
 import contextlib
+import textwrap
 import time
 
 import matplotlib.pyplot as plt
@@ -513,12 +514,12 @@ for spec in gpumodel.GPUS.values():
     print(f"  {spec.name:>48}: chain {a.seconds * 1e6:7.1f} µs, fused "
           f"{f.seconds * 1e6:7.1f} µs (modelled, not measured)")
 
-fig, ax = plt.subplots(figsize=(7, 3.6))
+fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
 positions = np.arange(len(rows))
 ax.bar(positions - 0.2, [r[1] * 1e6 for r in rows], 0.4, label="array chain")
 ax.bar(positions + 0.2, [r[2] * 1e6 for r in rows], 0.4, label="one fused kernel")
-ax.set_xticks(positions, [r[0].split(" (")[0].replace("NVIDIA ", "") for r in rows],
-              rotation=15)
+names = [r[0].split(" (")[0].replace("NVIDIA ", "") for r in rows]
+ax.set_xticks(positions, [textwrap.fill(name, 12) for name in names])
 ax.set_ylabel("µs per gradient step (modelled)")
 ax.set_title(f"Day 06's gradient, {N_ROWS:,} x {N_FEATURES}, float64: modelled")
 ax.legend()

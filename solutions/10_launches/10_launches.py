@@ -223,7 +223,7 @@ for batch in (32, 128, 512, 2048):
     print(f"batch {batch:>5}: {run.launches:>5} launches per epoch; modelled "
           f"{t4 * 1e3:6.2f} ms on a T4, {h200 * 1e3:6.2f} ms on an H200")
 
-fig, ax = plt.subplots(figsize=(6.4, 3.6))
+fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
 ax.plot([r[0] for r in batch_rows], [r[1] for r in batch_rows], "o-")
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
@@ -366,7 +366,8 @@ for spec in gpumodel.GPUS.values():
 #   table, FP64 row), so `float64_is_fast` is False on a device whose name
 #   holds the word `H800` or `H20` (`torch.cuda.get_device_name`; mind that
 #   "H200" is not "H20"). Apart from those two, decide by the capability, not
-#   the name: an A30 is as fast at FP64 as its 8.0 says.
+#   the name: an A30 (8.0) runs FP64 at half its FP32 rate (NVIDIA's A30
+#   datasheet, specification table).
 # - `pick_dtype(device)`: the format to train in. CUDA with compute capability
 #   8 or more: `torch.bfloat16` (hardware support); 7.x: `torch.float16`
 #   (tensor cores, no bfloat16); older CUDA, the CPU and `mps`: `torch.float32`.

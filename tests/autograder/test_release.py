@@ -177,3 +177,12 @@ def test_solution_runs_as_a_plain_script_on_cpu(lesson, tmp_path):
     result = run_script(lesson, env={"COURSE_FIGURES": str(tmp_path)})
     assert result.ok, result.output[-3000:]
     assert "Traceback" not in result.output
+    # every figure it saved reads: no text cut off, no tick labels overlapping
+    layout = tmp_path / "layout.jsonl"
+    saved = layout.read_text(encoding="utf-8").splitlines() if layout.exists() else []
+    unreadable = {
+        figure["figure"]: figure["problems"]
+        for figure in map(json.loads, saved)
+        if figure["problems"]
+    }
+    assert not unreadable, f"figures a reader cannot read: {unreadable}"

@@ -102,3 +102,24 @@ def test_alt_text_of_unusual_figures():
     assert "non-numeric values" in plots.describe_figure()
     plt.close("all")
     assert plots.describe_figure(plt.figure()) == "An empty figure."
+
+
+def test_layout_problems_finds_cut_off_text_and_overlapping_tick_labels():
+    from course.plots import layout_problems
+
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([1, 2], [1, 2])
+    ax.set_xlabel("a label far too long to fit inside so small a figure at all")
+    assert any("cut off" in p for p in layout_problems(fig))
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
+    ax.bar(range(4), [1, 2, 3, 4])
+    ax.set_xticks(range(4), ["GeForce RTX 3050 Laptop"] * 4)
+    assert any("overlap" in p for p in layout_problems(fig))
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+    ax.plot([1, 10, 100], [3, 2, 1])
+    ax.set_xscale("log")
+    ax.set_xlabel("batch size (rows)")
+    assert layout_problems(fig) == []
+    plt.close(fig)

@@ -1,0 +1,91 @@
+"""Every sentence of a lesson about speed, memory or hardware behaviour is backed.
+
+A sentence in a lesson's Markdown that uses one of :data:`PHRASES` must carry a
+label that says where its figure comes from (:data:`LABELS`: measured here,
+recorded on named hardware, modelled, or a vendor's document). The sentences
+not labelled yet are listed, one per line, in ``claims_baseline.txt``; a new
+unlabelled claim fails, and so does a listed one that was labelled or removed
+(take it off the list), so the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = Path(__file__).with_name("claims_baseline.txt")
+
+#: Words that make a sentence a claim about speed, memory or hardware behaviour.
+PHRASES = re.compile(
+    r"\b(faster|slower|fast|slow|quick(?:er|ly)?|hangs?|speed(?:s|-?up)?|"
+    r"memory traffic|per second|micro ?seconds?|bandwidth|throughput|latency|"
+    r"cheap(?:er)?|expensive|TFLOP/s|nvidia-smi|allocator|Triton|spared|"
+    r"wrong sum|under \d+%)\b",
+    re.IGNORECASE,
+)
+#: Words that say where a claim's figure comes from.
+LABELS = re.compile(
+    r"\b(measured|measure[sd]?|recorded|modelled|model|datasheets?|spec(?:ification)?"
+    r" sheets?|specifications?|documentation|docs|print(?:s|ed)|gpu-check|"
+    r"timings?|table|seed|wrote|reported)\b",
+    re.IGNORECASE,
+)
+
+
+def _markdown_sentences(path: Path) -> list[str]:
+    """The sentences of a jupytext percent file's Markdown cells."""
+    cells, current, markdown = [], [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# %%"):
+            if markdown and current:
+                cells.append(" ".join(current))
+            current, markdown = [], "[markdown]" in line
+        elif markdown:
+            current.append(line.removeprefix("#").strip())
+    if markdown and current:
+        cells.append(" ".join(current))
+    sentences = []
+    for cell in cells:
+        text = " ".join(cell.split())
+        sentences += [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z`*(])", text)]
+    return [s for s in sentences if s]
+
+
+def unlabelled_claims() -> list[str]:
+    """``<lesson>: <sentence>`` for every claim without a label."""
+    found = []
+    for path in sorted((ROOT / "solutions").glob("*/*.py")):
+        for sentence in _markdown_sentences(path):
+            if PHRASES.search(sentence) and not LABELS.search(sentence):
+                found.append(f"{path.stem}: {sentence}")
+    return found
+
+
+def _baseline() -> list[str]:
+    lines = BASELINE.read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_no_new_unlabelled_speed_claim():
+    new = sorted(set(unlabelled_claims()) - set(_baseline()))
+    assert not new, (
+        "lesson sentences about speed, memory or hardware with nothing beside "
+        "them: add a measurement shown on the student's machine, a recorded "
+        "result (hardware, date), a figure labelled 'modelled', or a source "
+        "(vendor docs with section):\n" + "\n".join(new)
+    )
+
+
+def test_the_list_of_claims_to_back_only_shrinks():
+    gone = sorted(set(_baseline()) - set(unlabelled_claims()))
+    assert not gone, (
+        "these claims are labelled or gone now: take them off "
+        f"{BASELINE.name}:\n" + "\n".join(gone)
+    )
+
+
+def test_the_check_sees_a_claim_and_its_label():
+    assert PHRASES.search("Fewer bits mean less memory traffic.")
+    assert not LABELS.search("Fewer bits mean less memory traffic.")
+    assert LABELS.search("It is 3x faster (recorded on an H200, 2026-12-01).")
