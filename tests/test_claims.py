@@ -28,7 +28,7 @@ PHRASES = re.compile(
 LABELS = re.compile(
     r"\b(measured|measure[sd]?|recorded|modelled|model|datasheets?|spec(?:ification)?"
     r" sheets?|specifications?|documentation|docs|print(?:s|ed)|gpu-check|"
-    r"timings?|table|seed|wrote|reported)\b",
+    r"timings?|table|seed|wrote|reported|guide)\b",
     re.IGNORECASE,
 )
 

@@ -59,7 +59,7 @@ checked = race_check if numba_config.ENABLE_CUDASIM else contextlib.nullcontext
 #
 # A kernel is one function that many threads run at once, each on its own
 # element. Threads come in *blocks* (up to 1,024 threads; threads of one block
-# can share fast memory and wait for each other), and blocks form the *grid*.
+# can share on-chip memory and wait for each other), and blocks form the *grid*.
 # You launch a kernel with `kernel[blocks, threads_per_block](arguments)`.
 # Inside, `cuda.grid(1)` is the thread's global index:
 # `cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x`.
@@ -234,8 +234,9 @@ submit(_got)
 # ## 3. A block reduction in shared memory
 #
 # Summing an array is harder: every element feeds one result. The classic GPU
-# answer works per block, in the block's *shared memory* (fast, on the chip,
-# visible to the block's threads only):
+# answer works per block, in the block's *shared memory* (on the chip, visible
+# to the block's threads only; "much faster than global memory", says the CUDA
+# C++ Programming Guide, section Shared Memory):
 #
 # 1. each thread loads one element into `shared[t]` (0 past the end);
 # 2. a tree: with `s` = half the block, threads `t < s` add `shared[t + s]`
@@ -251,7 +252,9 @@ submit(_got)
 # simulator run, that wrong sum comes *sometimes*, depending on timing.
 # `race_check` records which thread wrote and read each element between two
 # barriers, so it fails such a kernel on every run. It also fails a barrier
-# that only some threads reach (an early `return`), which hangs a real GPU.
+# that only some threads reach (an early `return`): on a real GPU that "is
+# likely to hang or produce unintended side effects" (CUDA C++ Programming
+# Guide, section Synchronization Functions).
 #
 # ### Task 9.3 - `block_sum_kernel` and `reduce_sum`
 

@@ -234,7 +234,9 @@ show("10_launches_per_epoch")
 
 # %% [markdown]
 # A larger batch also changes training (fewer, less noisy steps per epoch):
-# it is a trade, not a free win. The launch count is what the GPU is spared.
+# it is a trade, not a free win. The launch count is what the *host* is spared:
+# in the cost model of Day 03 (modelled), each launch costs the host its launch
+# overhead, whatever the kernel computes.
 #
 # ## 2. `torch.compile` and CUDA graphs (shown, not graded)
 #
