@@ -7,11 +7,11 @@
 # %% 03-history
 def train_history_on_device(model, X, y, num_epochs, lr=0.1):
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-    losses = []
-    for _ in range(num_epochs):
+    losses = [None] * num_epochs
+    for epoch in range(num_epochs):
         loss = nn.functional.cross_entropy(model(X), y)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append(loss.detach().to("cpu"))
+        losses[epoch] = loss.detach().to("cpu")
     return torch.stack(losses)
