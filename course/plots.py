@@ -236,17 +236,19 @@ def describe_figure(fig: Any = None) -> str:
     return ". ".join(parts) + "." if parts else "An empty figure."
 
 
-def _drawn_tick_labels(axis: Any) -> list[Any]:
-    """The tick labels ``axis`` draws: those of ticks inside its view."""
+def _tick_labels(axis: Any) -> tuple[list[Any], list[Any]]:
+    """``axis``'s tick labels with text: those it draws (ticks inside its
+    view), and those it does not."""
     low, high = sorted(axis.get_view_interval())
     slack = 1e-9 * max(abs(high - low), 1e-300)
-    labels = []
+    drawn, hidden = [], []
     for tick in axis.get_major_ticks() + axis.get_minor_ticks():
         where = tick.get_loc()
-        if where is None or not low - slack <= where <= high + slack:
-            continue
-        labels += [t for t in (tick.label1, tick.label2) if t.get_visible()]
-    return [t for t in labels if t.get_text().strip()]
+        inside = where is not None and low - slack <= where <= high + slack
+        for label in (tick.label1, tick.label2):
+            if label.get_visible() and label.get_text().strip():
+                (drawn if inside else hidden).append(label)
+    return drawn, hidden
 
 
 def layout_problems(fig: Any = None) -> list[str]:
@@ -258,17 +260,12 @@ def layout_problems(fig: Any = None) -> list[str]:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     edge = fig.bbox
-    axes = [a for ax in fig.axes for a in (ax.xaxis, ax.yaxis)]
-    ticks = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()]
-    drawn = {id(t): t for axis in axes for t in _drawn_tick_labels(axis)}
-    skipped = {id(t) for t in ticks} - set(drawn)
-    texts = [
-        t
-        for t in fig.findobj(Text)
-        if t.get_visible() and t.get_text().strip() and id(t) not in skipped
-    ]
+    labels = [_tick_labels(a) for ax in fig.axes for a in (ax.xaxis, ax.yaxis)]
+    hidden = {id(t) for _, off_view in labels for t in off_view}
     problems = []
-    for text in texts:
+    for text in fig.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip() or id(text) in hidden:
+            continue
         box = text.get_window_extent(renderer)
         if (
             box.x0 < edge.x0 - 1
@@ -278,12 +275,12 @@ def layout_problems(fig: Any = None) -> list[str]:
         ):
             words = " ".join(text.get_text().split())
             problems.append(f"{words!r} is cut off by the figure's edge")
-    for axis in axes:
-        shown = [
-            (" ".join(t.get_text().split()), t.get_window_extent(renderer))
-            for t in _drawn_tick_labels(axis)
-        ]
-        shown.sort(key=lambda item: (item[1].x0, item[1].y0))
+    for drawn, _ in labels:
+        shown = sorted(
+            ((" ".join(t.get_text().split()), t.get_window_extent(renderer))
+             for t in drawn),
+            key=lambda item: (item[1].x0, item[1].y0),
+        )  # fmt: skip
         for (a, box_a), (b, box_b) in zip(shown, shown[1:]):
             if box_a.overlaps(box_b):
                 problems.append(f"tick labels {a!r} and {b!r} overlap")

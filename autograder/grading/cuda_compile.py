@@ -160,11 +160,6 @@ def compile_kernels(
         timings["total_s"] = time.perf_counter() - started
     load = next((e["load_error"] for e in events if "load_error" in e), None)
     results: dict[str, str | None] = {}
-    if load is not None or all(name in byname for name in kernels):
-        # what the compiler said, not how the run went: the same next time
-        if len(_COMPILED) > 512:
-            _COMPILED.clear()
-        _COMPILED[key] = results
     for name in kernels:
         if load is not None:
             results[name] = f"your code could not be loaded for compiling: {load}"
@@ -180,7 +175,12 @@ def compile_kernels(
                 f"the compiler stopped while compiling {name} (exit code {rc}; "
                 f"memory limit {memory >> 20} MiB): {_tail(err)}"
             )
-    return dict(results)
+    if load is not None or all(name in byname for name in kernels):
+        # what the compiler said, not how the run went: the same next time
+        if len(_COMPILED) > 512:
+            _COMPILED.clear()
+        _COMPILED[key] = dict(results)
+    return results
 
 
 def _tail(text: str, limit: int = 300) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import filecmp
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -149,8 +150,13 @@ def test_solution_passes_nbgrader_validate(lesson, tmp_path):
     write_notebook(
         source_to_notebook(REPO_ROOT / "solutions" / lesson / f"{lesson}.py"), path
     )
+    from autograder.grading.kernel import warmkernel
+
+    before = warmkernel.LAUNCHED["warm"]
     results = validate_notebook(path, warm=True)
     assert results == {}, json.dumps(results, indent=1)[:3000]
+    if warmkernel.supported():  # nbgrader's Execute got a warm kernel, by config
+        assert warmkernel.LAUNCHED["warm"] == before + 1
 
 
 @pytest.mark.slow
@@ -179,7 +185,10 @@ def test_solution_runs_as_a_plain_script_on_cpu(lesson, tmp_path):
     assert "Traceback" not in result.output
     # every figure it saved reads: no text cut off, no tick labels overlapping
     layout = tmp_path / "layout.jsonl"
-    saved = layout.read_text(encoding="utf-8").splitlines() if layout.exists() else []
+    source = (REPO_ROOT / "solutions" / lesson / f"{lesson}.py").read_text("utf-8")
+    draws = re.search(r"^\s*show\(", source, re.MULTILINE) is not None
+    assert layout.exists() == draws, "every figure a lesson shows is logged"
+    saved = layout.read_text(encoding="utf-8").splitlines() if draws else []
     unreadable = {
         figure["figure"]: figure["problems"]
         for figure in map(json.loads, saved)
