@@ -122,20 +122,26 @@ def test_summary_without_syncs():
 # --- the simulated GPU: every host read counted, whatever the device ----------
 
 
-def _epochs(history_step, num_epochs=12):
-    """A small training loop; ``history_step(loss, losses)`` keeps each loss."""
+def _training(num_epochs=12):
+    """A small training loop whose model and data are made here, before any
+    counter: on the (simulated) device. Call the result with
+    ``history_step(loss, losses)``, which keeps each loss."""
     torch.manual_seed(0)
     model = torch.nn.Linear(3, 1)
     X, y = torch.randn(16, 3), torch.randn(16, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    losses = []
-    for _ in range(num_epochs):
-        loss = torch.nn.functional.mse_loss(model(X), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        history_step(loss, losses)
-    return losses
+
+    def run(history_step):
+        losses = []
+        for _ in range(num_epochs):
+            loss = torch.nn.functional.mse_loss(model(X), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            history_step(loss, losses)
+        return losses
+
+    return run
 
 
 @pytest.mark.parametrize(
@@ -149,16 +155,18 @@ def _epochs(history_step, num_epochs=12):
     ids=["to-cpu", "cpu", "item", "detach"],
 )
 def test_a_copy_home_every_epoch_is_a_sync_on_a_cpu_too(step, syncs, op):
+    train = _training()
     with SyncCounter(simulate=True) as counter:
-        _epochs(step)
+        train(step)
     assert counter.count == syncs, counter.summary()
     if op:
         assert counter.by_op() == {op: syncs}
 
 
 def test_a_history_left_on_the_device_is_seen_and_one_cpu_brings_it_home():
+    train = _training()
     with SyncCounter(simulate=True) as counter:
-        losses = torch.stack(_epochs(lambda loss, out: out.append(loss.detach())))
+        losses = torch.stack(train(lambda loss, out: out.append(loss.detach())))
         home = losses.cpu()
         home.tolist()  # reading a host tensor: no sync
         float(home[0])
@@ -168,6 +176,7 @@ def test_a_history_left_on_the_device_is_seen_and_one_cpu_brings_it_home():
 
 
 def test_writing_device_values_into_a_host_tensor_is_a_copy_home():
+    train = _training()
     with SyncCounter(simulate=True) as counter:
         buffer = torch.zeros(12)  # made without a device: on the host
 
@@ -175,7 +184,7 @@ def test_writing_device_values_into_a_host_tensor_is_a_copy_home():
             buffer[len(out)] = loss.detach()
             out.append(None)
 
-        _epochs(keep)
+        train(keep)
     assert counter.by_op() == {"Tensor.__setitem__ (device to host)": 12}
     assert not counter.on_device(buffer)
 
