@@ -148,12 +148,16 @@ def _plain_autograde(root, lesson, students) -> dict:
     env = dict(
         os.environ, PATH=f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"
     )
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "nbgrader", "autograde", lesson, "--force"],
         cwd=root,
         env=env,
         capture_output=True,
-        check=True,
+        text=True,
+    )
+    assert done.returncode == 0, (
+        f"nbgrader autograde {lesson} exited with {done.returncode}:\n"
+        f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     )
     scores, manual = {}, {}
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
