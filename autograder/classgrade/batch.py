@@ -26,6 +26,7 @@ from concurrent.futures import (
 from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from autograder.classgrade import store
 from autograder.classgrade.progress import Progress
@@ -37,7 +38,10 @@ from autograder.classgrade.reports import (
 )
 from autograder.classgrade.request import Plan, Request, plan
 from autograder.classgrade.runlock import one_run
-from autograder.classgrade.worker import grade_job
+from autograder.classgrade.worker import THREAD_VARIABLES, grade_job
+
+if TYPE_CHECKING:
+    from autograder.grading.kernel.warmshare import SharedServer
 
 __all__ = [
     "Stopped",
@@ -49,7 +53,9 @@ __all__ = [
 
 
 def worker_pool(
-    workers: int, preload: tuple[str, ...] = ("autograder.classgrade.worker",)
+    workers: int,
+    preload: tuple[str, ...] = ("autograder.classgrade.worker",),
+    shared: SharedServer | None = None,
 ) -> ProcessPoolExecutor:
     """Grading workers, started with the allow-listed environment.
 
@@ -58,7 +64,9 @@ def worker_pool(
     (whose environment may hold the grader's secrets) but from a fork server
     started with :func:`autograder.grading.kernel.limits.worker_env` only; each worker
     then
-    takes that filtered environment as it is now.
+    takes that filtered environment as it is now. With ``shared`` (made with
+    :func:`shared_server`), the workers fork their kernels from that one
+    server.
     """
     from multiprocessing import forkserver
 
@@ -83,17 +91,42 @@ def worker_pool(
         max_workers=workers,
         mp_context=context,
         initializer=_worker_start,
-        initargs=(env,),
+        initargs=(env, shared.handle() if shared is not None else None),
     )
 
 
-def _worker_start(env: dict[str, str]) -> None:
-    """A worker's first step: its environment; Ctrl-C is the main process's
-    to handle (it ends the workers), so a worker prints no traceback."""
+def shared_server(threads: int) -> SharedServer | None:
+    """One warm kernel server for a pool's workers, started now (its imports
+    run while the workers start), with the environment their kernels get:
+    the allowed variables, with ``threads`` math threads. None where kernels
+    cannot be forked."""
+    from autograder.config.scratch import python_on_path
+    from autograder.grading.kernel import warmkernel
+    from autograder.grading.kernel.limits import kernel_env, worker_env
+    from autograder.grading.kernel.warmshare import SharedServer
+
+    if not warmkernel.supported():
+        return None
+    env = worker_env(dict(os.environ))
+    env.update({variable: str(threads) for variable in THREAD_VARIABLES})
+    # a worker loads the course config, which puts this Python on its PATH
+    env["PATH"] = python_on_path(env.get("PATH", ""))
+    try:
+        return SharedServer(kernel_env(env), multiprocessing.get_context("forkserver"))
+    except OSError:  # the workers start their own
+        return None
+
+
+def _worker_start(env: dict[str, str], shared: Any = None) -> None:
+    """A worker's first step: its environment and the batch's kernel server;
+    Ctrl-C is the main process's to handle (it ends the workers), so a
+    worker prints no traceback."""
+    from autograder.grading.kernel import warmkernel
     from autograder.grading.kernel.limits import set_environment
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     set_environment(env)
+    warmkernel.SHARED = shared
 
 
 def _one_question(new: Result, earlier: Result, question: str) -> Result:
@@ -258,7 +291,12 @@ def grade_class(
                     on_result(result)
 
             if planned.jobs:
-                pool = executor or worker_pool(min(workers, len(planned.jobs)))
+                shared = None
+                if executor is None and request.warm:
+                    shared = shared_server(planned.jobs[0].threads)
+                pool = executor or worker_pool(
+                    min(workers, len(planned.jobs)), shared=shared
+                )
                 try:
                     for result in run(planned, pool, arrived):
                         graded_now.append(result)
@@ -269,6 +307,8 @@ def grade_class(
                 finally:
                     if executor is None:
                         pool.shutdown(cancel_futures=True)
+                    if shared is not None:
+                        shared.close()
             return publish(planned, graded_now, time.perf_counter() - start)
     except BaseException:
         for path in fresh:  # a run that stopped before writing leaves no folder

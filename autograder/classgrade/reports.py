@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import shutil
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,9 @@ class Result:
     #: itself, else the gradebook's [penalty, by hand, raw score] at the time.
     page_basis: list = field(default_factory=list)
     verdict_seconds: float = 0.0  # what the verdict step took
+    #: How its kernel started: "shared" (forked by the batch's warm server),
+    #: "warm" (by its worker's own), "cold", or "" (none started).
+    kernel: str = ""
     submitted_at: str = ""  # ISO, UTC; "" when the submission carries no time
     seconds_late: float = 0.0  # past the gradebook's due date
     late_penalty: float = 0.0  # points off, from nbgrader's late-submission plugin
@@ -77,7 +81,7 @@ class ClassReport:
             f"pass rates: {self.out_dir / 'pass_rates.csv'}",
         ]
         if self.kernels:
-            lines.append(f"kernels: {self.kernels}")
+            lines.append(f"kernels: {self.kernels}{_started(self.results)}")
         lines += [f"problem: {p}" for p in self.problems]
         lines += [
             f"{r.student}/{r.lesson}: late by {_hours(r.seconds_late)}, "
@@ -107,6 +111,21 @@ class ClassReport:
 def _utc(when: str) -> str:
     """A stored time (ISO, UTC, no zone) as it reads unambiguously: with ``Z``."""
     return f"{when}Z" if when and not when.endswith("Z") else when
+
+
+def _started(results: list[Result]) -> str:
+    """How this run's kernels started, if any did: "; 48 forked from the
+    batch's warm server, 2 cold"."""
+    words = {
+        "shared": "forked from the batch's warm server",
+        "warm": "forked from a worker's own warm server",
+        "cold": "started cold",
+    }
+    counts = Counter(r.kernel for r in results if r.kernel in words)
+    return "".join(
+        f"{', ' if i else '; '}{counts[kind]} {words[kind]}"
+        for i, kind in enumerate(k for k in words if counts[k])
+    )
 
 
 def _hours(seconds: float) -> str:

@@ -27,6 +27,9 @@ from autograder.classgrade.store import Graded
 from autograder.grading.kernel.forked import KERNEL_START_FAILED
 from autograder.lessons.conventions import LessonId, grade_id, nbgrader_meta
 
+#: The math libraries' thread counts, which a job sets for its kernel.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
 
 @dataclass(frozen=True)
 class Job:
@@ -179,13 +182,18 @@ def _grade(job: Job, graded: Graded) -> None:
     if submitted is None:
         return
     limit_resources(job.memory_mb)
-    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    for variable in THREAD_VARIABLES:
         os.environ[variable] = str(job.threads)
+    from autograder.grading.kernel.warmkernel import LAUNCHED
+
+    before = dict(LAUNCHED)
     executed, failure = _autograde(job, submitted)
     if executed is None and KERNEL_START_FAILED in failure:
         # The kernel died before it ran a line of the submission (a fork under
         # heavy load): not the student's doing, so once more, from scratch.
         executed, failure = _autograde(replace(job, warm=False), submitted)
+    started = [k for k in ("shared", "warm", "cold") if LAUNCHED[k] > before[k]]
+    result.kernel = started[0] if started else ""
     if executed is None:
         result.message = failure[:500]
         return

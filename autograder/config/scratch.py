@@ -120,10 +120,14 @@ def put_python_on_path() -> None:
     A virtual environment used without being activated (``.venv/bin/python -m
     course``) is not on ``PATH``, so its scripts would not be found.
     """
+    os.environ["PATH"] = python_on_path(os.environ.get("PATH", ""))
+
+
+def python_on_path(path: str) -> str:
+    """``path`` with the running Python's folder in front, unless it has it."""
     bin_dir = str(Path(sys.executable).parent)
-    parts = os.environ.get("PATH", "").split(os.pathsep)
-    if bin_dir not in parts:
-        os.environ["PATH"] = os.pathsep.join([bin_dir, *parts])
+    parts = path.split(os.pathsep)
+    return path if bin_dir in parts else os.pathsep.join([bin_dir, *parts])
 
 
 def instructor_config(course_root: Path | None) -> Config:

@@ -16,6 +16,7 @@ import pytest
 
 from autograder.classgrade import collect_submissions, grade_class, reassemble
 from autograder.cli import main
+from autograder.grading.kernel import warmkernel
 from autograder.lessons import REPO_ROOT
 from autograder.samples import HERE as SAMPLES
 from autograder.samples.casefile import parse
@@ -113,6 +114,9 @@ def test_scores_statuses_and_flags(classroom):
     assert "kernelspec changed" in flags
     assert by["alice"].flags == []
     assert "Day 02" in by["fay"].message
+    if warmkernel.supported():  # every kernel forked from the batch's one server
+        assert {r.kernel for r in by.values() if r.status == "graded"} == {"shared"}
+        assert "5 forked from the batch's warm server" in report.summary()
 
 
 @pytest.mark.slow

@@ -199,3 +199,85 @@ def test_the_client_reaches_a_new_kernel_without_zeromqs_100_ms_retry():
     finally:
         socket.close()
         client.context.term()
+
+
+def _as_a_worker(monkeypatch):
+    """The environment as a grading worker has it: a job's thread settings
+    (3 each), and this Python on PATH (put there by the course config)."""
+    from autograder.classgrade.worker import THREAD_VARIABLES
+    from autograder.config.scratch import python_on_path
+
+    for variable in THREAD_VARIABLES:
+        monkeypatch.setenv(variable, "3")
+    monkeypatch.setenv("PATH", python_on_path(os.environ.get("PATH", "")))
+
+
+SHARED_PROBE = """\
+import os, resource
+block = open("/proc/self/environ", "rb").read()
+print(os.getppid(), resource.getrlimit(resource.RLIMIT_FSIZE)[0], b"s3cret" in block)
+"""
+
+
+@pytest.mark.slow
+def test_a_batchs_shared_server_forks_with_the_workers_limits_and_no_secret(
+    warm, tmp_path, monkeypatch
+):
+    """One server for all of a batch's workers, started by the main process:
+    its environment block holds no grader secret, and each kernel gets the
+    asking worker's resource limits (which a worker's own server passed on by
+    inheritance)."""
+    import resource
+
+    from autograder.classgrade.batch import shared_server
+
+    monkeypatch.setenv("GRADER_TOKEN", "s3cret")
+    _as_a_worker(monkeypatch)
+    shared = shared_server(3)
+    assert shared is not None
+    monkeypatch.setattr(warmkernel, "SHARED", shared.handle())
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    before = dict(warmkernel.LAUNCHED)
+    try:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (12345678, hard))
+        outputs = [_run([SHARED_PROBE], warm, tmp_path).cells[0].outputs for _ in "ab"]
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        shared.close()
+    assert warmkernel.LAUNCHED["shared"] == before["shared"] + 2
+    assert warmkernel._SERVER is None  # no server of this process's own
+    for out in outputs:
+        ppid, fsize, leaked = out[0]["text"].split()
+        assert int(ppid) == shared.process.pid
+        assert (int(fsize), leaked) == (12345678, "False")
+    assert shared.process.poll() is not None  # it ended with the batch
+
+
+@pytest.mark.slow
+def test_a_worker_whose_shared_server_is_gone_starts_its_own(
+    warm, tmp_path, monkeypatch
+):
+    from autograder.classgrade.batch import shared_server
+
+    _as_a_worker(monkeypatch)
+    shared = shared_server(3)
+    handle = shared.handle()
+    shared.close()
+    warmkernel.SHARED = handle
+    try:
+        before = dict(warmkernel.LAUNCHED)
+        first = _run(["print(6 * 7)"], warm, tmp_path)
+        second = _run(["print(6 * 7)"], warm, tmp_path)
+    finally:
+        warmkernel.SHARED = None
+    assert (
+        first.cells[0].outputs[0]["text"]
+        == "42\n"
+        == second.cells[0].outputs[0]["text"]
+    )
+    assert not handle.alive()
+    # the first kernel started cold when the shared server did not answer;
+    # the next one came from a server of the worker's own
+    assert warmkernel.LAUNCHED["cold"] == before["cold"] + 1
+    assert warmkernel.LAUNCHED["warm"] == before["warm"] + 1
+    assert warmkernel.LAUNCHED["shared"] == before["shared"]

@@ -72,6 +72,28 @@ def worker_env(env: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k in ALLOWED or k.startswith(prefixes)}
 
 
+#: The resource limits a kernel gets from the worker that asks for it.
+PASSED_LIMITS = ("AS", "FSIZE")
+
+
+def limits_now() -> dict[str, list[int]]:
+    """This process's :data:`PASSED_LIMITS`, (soft, hard) by name."""
+    import resource
+
+    return {
+        name: list(resource.getrlimit(getattr(resource, f"RLIMIT_{name}")))
+        for name in PASSED_LIMITS
+    }
+
+
+def apply_limits(limits: dict[str, list[int]]) -> None:
+    """Set limits as :func:`limits_now` gives them (in a new kernel)."""
+    import resource
+
+    for name, (soft, hard) in limits.items():
+        resource.setrlimit(getattr(resource, f"RLIMIT_{name}"), (soft, hard))
+
+
 def set_environment(env: dict[str, str]) -> None:
     """Replace this process's environment by ``env`` (a pool's initializer)."""
     os.environ.clear()

@@ -17,15 +17,15 @@ Linux only (``fork`` after these imports is not safe on macOS); elsewhere, or if
 the server fails in any way, kernels are launched the usual way. Grades do not
 depend on the mode: the same cells run in a fresh interpreter state.
 
-Run as ``python -m autograder.grading.kernel.warmkernel``: the server, talking JSON
-lines on
-stdin/stdout. :func:`manager_class` is the kernel manager that launches warm
-and confined kernels: ``GradingExecute`` passes it to nbclient, with its
-settings as configuration (``WarmKernelManager.warm``, ``.confine``,
+Run as ``python -m autograder.grading.kernel.warmkernel``: the server, talking
+JSON lines on stdin/stdout. :func:`manager_class` is the kernel manager that
+launches warm and confined kernels: ``GradingExecute`` passes it to nbclient,
+with its settings as configuration (``WarmKernelManager.warm``, ``.confine``,
 ``.namespaces``). Nothing of nbgrader or jupyter_client is patched, so a plain
 nbgrader ``Execute`` in the same process (formgrader's autograde button) is
-untouched by a grading. The manager starts the server on its first kernel
-launch (and again whenever the kernels' environment changes).
+untouched by a grading. The manager uses the batch's shared server
+(:mod:`~autograder.grading.kernel.warmshare`) where it may, else starts its own
+on its first kernel launch (and again whenever the kernels' environment changes).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.grading.kernel.forked import ForkedKernel, ready_client
+from autograder.grading.kernel.limits import apply_limits, kernel_env, limits_now
 
 #: Modules imported once by the server. Order matters only for speed.
 PRELOAD = (
@@ -128,7 +129,7 @@ def serve() -> None:
     os.dup2(2, 1)  # a stray print must not corrupt the reply channel
     try:
         _serve(sys.stdin, replies)
-    except BrokenPipeError:  # the worker is gone (ended by Ctrl-C, say): so are we
+    except (BrokenPipeError, ConnectionResetError):  # the workers are gone: so are we
         os._exit(0)
 
 
@@ -167,6 +168,7 @@ def _become_kernel(request: dict[str, Any]) -> None:
         os.close(quiet)
         os.environ.clear()
         os.environ.update(request["env"])
+        apply_limits(request.get("limits") or {})
         parent = int(os.environ.get("JPY_PARENT_PID") or 0)
         if request.get("namespaces"):
             from autograder.grading.kernel.sandbox import enter_namespaces
@@ -242,12 +244,14 @@ class KernelServer:
         env: dict[str, str],
         confine: bool = False,
         namespaces: bool = False,
+        limits: dict[str, list[int]] | None = None,
     ) -> int:
         """Fork a kernel with these arguments (in the sandbox, in namespaces of
-        its own); return its pid (that of its stand-in with namespaces)."""
+        its own, with these resource limits); return its pid (that of its
+        stand-in with namespaces)."""
         assert self.process.stdin is not None
         request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
-        request["namespaces"] = namespaces
+        request.update(namespaces=namespaces, limits=limits or {})
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         reply = self._read()
@@ -274,18 +278,25 @@ def forkable(cmd: list[str]) -> bool:
 
 
 _SERVER: KernelServer | None = None
-#: Kernels launched by this process, by kind (tests check that forking is used).
-LAUNCHED = {"warm": 0, "cold": 0, "confined": 0}
+#: The batch's shared server (:mod:`~autograder.grading.kernel.warmshare`), if
+#: this process is one of its workers.
+SHARED: Any = None
+#: Kernels launched by this process, by kind (tests check that forking is used);
+#: "shared": forked by the batch's shared server, counted in "warm" too.
+LAUNCHED = {"warm": 0, "cold": 0, "confined": 0, "shared": 0}
 _MANAGER: type | None = None
 
 
-def server_for(env: dict[str, str]) -> KernelServer:
-    """This process's server for kernels with this environment, (re)started as needed.
+def server_for(env: dict[str, str]) -> Any:
+    """The server for kernels with this environment: the batch's shared one
+    where it has it, else this process's own, (re)started as needed.
 
     Raises:
         RuntimeError: the server could not start.
     """
     global _SERVER
+    if SHARED is not None and SHARED.alive() and SHARED.frozen == _frozen(env):
+        return SHARED
     if _SERVER is not None and (not _SERVER.alive() or _SERVER.frozen != _frozen(env)):
         _SERVER.close()
         _SERVER = None
@@ -328,8 +339,6 @@ def manager_class() -> type:
             await super()._async_wait(pollinterval=min(pollinterval, 0.01))
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-            from autograder.grading.kernel.limits import kernel_env
-
             # Only allowed variables reach the kernel (and the server it forks
             # from, whose environment block a child can still read in /proc).
             env = kernel_env(dict(kw.get("env") or os.environ))
@@ -354,8 +363,9 @@ def manager_class() -> type:
                     raise RuntimeError("warm kernels are off")
                 if not ours:
                     raise RuntimeError("not this Python's IPython kernel")
-                pid = server_for(env).spawn(
-                    list(kernel_cmd[3:]), cwd, env, confine, spaces
+                server = server_for(env)
+                pid = server.spawn(
+                    list(kernel_cmd[3:]), cwd, env, confine, spaces, limits_now()
                 )
             except Exception:  # noqa: BLE001 - the usual launch always works
                 LAUNCHED["cold"] += 1
@@ -373,6 +383,7 @@ def manager_class() -> type:
                 await super()._async_launch_kernel(kernel_cmd, **kw)
                 return
             LAUNCHED["warm"] += 1
+            LAUNCHED["shared"] += server is SHARED
             LAUNCHED["confined"] += confine
             provisioner: Any = self.provisioner
             provisioner.process = ForkedKernel(pid)

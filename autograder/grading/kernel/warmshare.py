@@ -1,0 +1,126 @@
+"""One warm kernel server for a whole batch, shared by its grading workers.
+
+A :class:`~autograder.grading.kernel.warmkernel.KernelServer` costs 3.6 s and
+4.9 s of CPU to start (its imports) and about 500 MB while it runs. With one per
+grading worker, a batch on 2 cores paid that twice, in every worker's first
+job. Instead the batch's main process starts one (:class:`SharedServer`) as
+soon as it knows there is work, while the worker processes are still being
+made, and hands every worker the same end of a socket pair and a lock
+(:meth:`SharedServer.handle`). A worker asks for a kernel under the lock; the
+server forks it exactly as it forks a worker's own.
+
+- The server is started with the kernels' allowed environment only
+  (:func:`~autograder.grading.kernel.limits.kernel_env`), as a worker would
+  start it: no secret of the grader is in its environment block.
+- Nothing but the workers can reach it: the socket is a pair, with no path to
+  connect to, and the kernels it forks close both of its ends.
+- Each request carries the worker's resource limits, which a kernel forked
+  from a worker's own server used to inherit (``RLIMIT_AS``, ``RLIMIT_FSIZE``).
+- A worker whose kernels need another environment than the shared server's
+  (other thread settings, say) starts its own, as before; so does one whose
+  shared server has stopped answering.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import socket
+import subprocess
+import sys
+from typing import Any
+
+from autograder.grading.kernel.warmkernel import PER_KERNEL_ENV, _frozen
+
+
+class SharedServer:
+    """The main process's side: the server process and its end of the pair."""
+
+    def __init__(self, env: dict[str, str], context: Any = None) -> None:
+        self.frozen = _frozen(env)
+        ours, theirs = socket.socketpair()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "autograder.grading.kernel.warmkernel"],
+                stdin=theirs,
+                stdout=theirs,
+                env={k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)},
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self.socket = ours
+        self.lock = (context or multiprocessing.get_context()).Lock()
+
+    def handle(self) -> Handle:
+        """What a worker needs to ask for kernels (passed when it starts)."""
+        return Handle(self.socket, self.lock, self.frozen)
+
+    def close(self) -> None:
+        """End the server: it reads end-of-file and exits; its kernels stay
+        until their own end."""
+        try:
+            self.socket.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        self.socket.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class Handle:
+    """A worker's side: ``spawn`` as :class:`KernelServer` has it."""
+
+    def __init__(self, sock: socket.socket, lock: Any, frozen: dict[str, str]):
+        self.socket, self.lock, self.frozen = sock, lock, frozen
+        self.broken = False
+        self._file: Any = None
+
+    def __reduce__(self) -> tuple:
+        # multiprocessing sends the socket's descriptor to the new worker
+        return (Handle, (self.socket, self.lock, self.frozen))
+
+    def alive(self) -> bool:
+        return not self.broken
+
+    def spawn(
+        self,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+        confine: bool = False,
+        namespaces: bool = False,
+        limits: dict[str, list[int]] | None = None,
+    ) -> int:
+        """Fork a kernel (see :meth:`KernelServer.spawn`); return its pid.
+
+        Raises:
+            RuntimeError: the server has exited or could not fork (the handle
+                is then broken: this worker uses a server of its own).
+        """
+        request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
+        request.update(namespaces=namespaces, limits=limits or {})
+        try:
+            with self.lock:
+                if self._file is None:
+                    self._file = self.socket.makefile("rw", encoding="utf-8")
+                self._file.write(json.dumps(request) + "\n")
+                self._file.flush()
+                while True:  # the server's "ready" line goes to whoever reads first
+                    line = self._file.readline()
+                    if not line:
+                        raise RuntimeError("the shared kernel server exited")
+                    reply = json.loads(line)
+                    if "ready" not in reply:
+                        break
+        except (OSError, ValueError, RuntimeError) as exc:
+            self.broken = True
+            raise RuntimeError(f"the shared kernel server: {exc}") from exc
+        if "pid" not in reply:
+            raise RuntimeError(reply.get("error", "no pid"))
+        return int(reply["pid"])
