@@ -8,9 +8,9 @@
   ``script``.
 - ``publish``: ``release`` (the student edition), ``probe`` and
   ``probe_watch`` (the delegation probe), ``bundle``, ``site``,
-  ``site_pages``, ``leaks``.
+  ``site_pages``, ``leaks``, ``image_check`` (the Kubernetes image).
 - ``grading``: one notebook graded. ``chain`` (nbgrader preprocessors, and
-  ``chain/run.py``, the chain in memory), ``kernel`` (``warmkernel`` and
+  ``chain/run.py``, the chain in memory), ``kernel`` (``warmkernel``, ``warmshare`` and
   ``forked`` launch kernels; ``sandbox``, ``landlock``, ``seccomp``,
   ``namespaces`` and ``limits`` confine them), the measured run
   (``measured``, ``answer_rules``, ``harness``, ``hooks``, ``guard``,

@@ -42,6 +42,9 @@ from autograder.grading.kernel.limits import GRADING_ENV
 from autograder.lessons import REPO_ROOT, lesson_names
 from autograder.samples import all_samples, write_samples
 
+#: ipykernel 7 warns on every start that loopback TCP is not encrypted.
+QUIET = "--IPKernelApp.log_level=ERROR"
+
 
 def build_class(folder: Path, per_lesson: int) -> list[tuple[str, str, Path]]:
     """Write the submissions; return (student, lesson, path) for each."""
@@ -133,8 +136,9 @@ def execute_only(entries, release_dir: Path) -> dict[str, float]:
         nb, _ = reassemble(nbformat.read(path, as_version=4), release)
         start = time.perf_counter()
         NotebookClient(
-            nb, timeout=120, allow_errors=True, kernel_name="python3"
-        ).execute()
+            nb, timeout=120, allow_errors=True, kernel_name="python3",
+            extra_arguments=[QUIET],
+        ).execute()  # fmt: skip
         times[f"{student}/{lesson}"] = time.perf_counter() - start
     return times
 
@@ -149,7 +153,7 @@ def _warm_share(paths: list[str], queue) -> None:
         v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
     }
     km.start_kernel(
-        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        extra_arguments=[QUIET],
         env={**os.environ, **threads, **GRADING_ENV},
     )
     kc = km.client()
@@ -210,7 +214,7 @@ def startup_cost() -> float:
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])
     start = time.perf_counter()
-    NotebookClient(nb, kernel_name="python3").execute()
+    NotebookClient(nb, kernel_name="python3", extra_arguments=[QUIET]).execute()
     return time.perf_counter() - start
 
 

@@ -1,3 +1,3 @@
-"""Grading kernels: started warm (``warmkernel``, ``forked``), confined
-(``sandbox`` with ``landlock``, ``seccomp``, ``namespaces``) and capped
+"""Grading kernels: started warm (``warmkernel``, ``warmshare``, ``forked``),
+confined (``sandbox`` with ``landlock``, ``seccomp``, ``namespaces``) and capped
 (``limits``)."""
