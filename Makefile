@@ -18,7 +18,7 @@ EXTRAS ?= dev,gpu,grading
 
 .PHONY: venv demo demo-class test test-fast lint lab release release-check doctor bench bench-quick \
 	gpu-check bench-mlp bench-grading grade check clean instructor browser hub-proxy \
-	student-bundle site
+	student-bundle site image-check
 
 venv: $(STAMP)
 
@@ -88,6 +88,11 @@ site: venv
 
 bench-grading: venv
 	$(PY) -m autograder.measure.bench_grading
+
+# The Kubernetes user image's Python layer (autograder/jupyter/images/Dockerfile),
+# built in a fresh venv and checked, where Docker is not at hand (FLAVOUR=gpu too)
+image-check: venv
+	$(PY) -m autograder.publish.image_check --flavour $(or $(FLAVOUR),cpu)
 
 bench-mlp: venv
 	$(PY) -m autograder bench --only mlp --mode gpu-check --no-plots --out $(or $(OUT),bench-results)
