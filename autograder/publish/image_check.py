@@ -70,13 +70,26 @@ def build(venv: Path, flavour: str) -> None:
         shutil.copyfile(source, config / target)
 
 
-def check(venv: Path) -> list[str]:
+#: What the GPU flavour adds: CuPy imports (it does without a GPU), and
+#: numba-cuda brought CUDA 12's libraries.
+GPU_CHECK = """
+import importlib.metadata as m, cupy, numba.cuda
+names = [d.metadata["Name"] for d in m.distributions()]
+libs = [n for n in names if n.startswith("nvidia-") and "cu12" in n]
+assert libs, "no CUDA 12 libraries"
+print(f"cupy {cupy.__version__}, numba-cuda, {len(libs)} CUDA 12 libraries")
+"""
+
+
+def check(venv: Path, flavour: str = "cpu") -> list[str]:
     """What a student's server in the image would have; returns problems."""
     bin_dir = venv / "bin"
     python = str(bin_dir / "python")
     problems = []
     out = _run([python, "-c", "import course, nbgrader; print(course.__version__)"])
     print(f"  course {out.strip()} and nbgrader import")
+    if flavour == "gpu":
+        print("  " + _run([python, "-c", GPU_CHECK]).strip().splitlines()[-1])
     lab = _run([str(bin_dir / "jupyter"), "labextension", "list"])
     server = _run([str(bin_dir / "jupyter"), "server", "extension", "list"])
     wanted = {
@@ -112,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         build(venv, args.flavour)
         print(f"  installed in {time.perf_counter() - start:.0f} s")
-        problems = check(venv)
+        problems = check(venv, args.flavour)
     finally:
         if args.keep is None:
             shutil.rmtree(venv.parent, ignore_errors=True)
