@@ -14,6 +14,7 @@ numbers are measured the same way.
 
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 import time
@@ -146,3 +147,135 @@ def benchmark(
     return TimingResult(
         tuple(times), device=str(device or "cpu"), label=label, number=number
     )
+
+
+#: Two-sided 95% quantiles of Student's t, by degrees of freedom (1-30); above
+#: 30 the normal 1.96 is within 4%.
+_T95 = (12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18,
+        2.16, 2.14, 2.13, 2.12, 2.11, 2.10, 2.09, 2.09, 2.08, 2.07, 2.07, 2.06,
+        2.06, 2.06, 2.05, 2.05, 2.05, 2.04)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """One variant against the baseline: the ratio of their times and its 95%
+    confidence interval, from paired, interleaved runs."""
+
+    name: str
+    ratio: float
+    low: float
+    high: float
+    rounds: int
+
+    @property
+    def clear(self) -> bool:
+        """Whether the interval leaves out 1: a difference beyond noise."""
+        return not self.low <= 1.0 <= self.high
+
+    def __str__(self) -> str:
+        if not self.clear:
+            return (
+                f"{self.name}: no difference beyond noise (ratio {self.ratio:.2f}, "
+                f"95% interval {self.low:.2f}-{self.high:.2f}, {self.rounds} rounds)"
+            )
+        return (
+            f"{self.name}: {self.ratio:.2f}x the time (95% interval "
+            f"{self.low:.2f}-{self.high:.2f}, {self.rounds} rounds)"
+        )
+
+
+def _interval(logs: list[float]) -> tuple[float, float]:
+    """Mean of ``logs`` and the half-width of its 95% interval."""
+    n = len(logs)
+    mean = statistics.fmean(logs)
+    if n < 2:
+        return mean, float("inf")
+    t = _T95[n - 2] if n - 1 <= len(_T95) else 1.96
+    return mean, t * statistics.stdev(logs) / n**0.5
+
+
+def compare(
+    variants: dict[str, Callable[[], Any]],
+    baseline: str,
+    device: Any = None,
+    *,
+    within: float = 0.10,
+    seconds: float = 20.0,
+    min_rounds: int = 5,
+    one_thread: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[dict[str, TimingResult], list[Ratio]]:
+    """Time variants against ``baseline`` so that a busy machine cannot fake a
+    difference.
+
+    Each round runs every variant once, in an order that alternates (A B C,
+    then C B A, ...), so a slow phase of the machine (another program, a
+    thermal limit) falls on all of them alike. Each variant's time is divided
+    by the baseline's *in the same round*; rounds go on until every ratio's
+    95% confidence interval is within ``within`` (±10%) of the ratio, or
+    ``seconds`` have passed, whichever comes first (at least ``min_rounds``).
+    A ratio whose interval holds 1 is reported as "no difference beyond noise".
+
+    Args:
+        variants: the work, by name; each called with no arguments.
+        baseline: the name of the variant the others are held against.
+        device: where the work is queued (see :func:`synchronize`).
+        within: the relative half-width of interval to stop at.
+        seconds: the time budget (the clock's seconds).
+        min_rounds: rounds run whatever the budget says (at least 2).
+        one_thread: run torch on one thread meanwhile (small operations on
+            several threads time the thread pool more than the work).
+        clock: the clock to read (replaceable in tests).
+
+    Returns:
+        Each variant's :class:`TimingResult` (one time per round) and a
+        :class:`Ratio` for each variant but the baseline.
+
+    Raises:
+        ValueError: ``baseline`` is not a variant, or ``min_rounds`` < 2.
+    """
+    if baseline not in variants:
+        raise ValueError(f"baseline {baseline!r} is not one of {sorted(variants)}")
+    if min_rounds < 2:
+        raise ValueError("compare needs min_rounds >= 2 (an interval needs two)")
+    torch = sys.modules.get("torch") if one_thread else None
+    threads = torch.get_num_threads() if torch is not None else None
+    if torch is not None:
+        torch.set_num_threads(1)
+    names = list(variants)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    others = [n for n in names if n != baseline]
+    try:
+        for fn in variants.values():  # warm-up, once each
+            fn()
+        start = clock()
+        while True:
+            order = names if len(times[baseline]) % 2 == 0 else names[::-1]
+            for name in order:
+                synchronize(device)
+                begin = clock()
+                variants[name]()
+                synchronize(device)
+                times[name].append(clock() - begin)
+            rounds = len(times[baseline])
+            logs = {
+                n: [math.log(a / b) for a, b in zip(times[n], times[baseline])]
+                for n in others
+            }
+            widths = [_interval(v)[1] for v in logs.values()]
+            narrow = all(math.exp(w) - 1 <= within for w in widths)
+            if rounds >= min_rounds and (narrow or clock() - start >= seconds):
+                break
+    finally:
+        if torch is not None:
+            torch.set_num_threads(threads)
+    ratios = []
+    for name in others:
+        mean, width = _interval(logs[name])
+        ratios.append(Ratio(name, math.exp(mean), math.exp(mean - width),
+                            math.exp(mean + width), rounds))  # fmt: skip
+    where = str(device or "cpu")
+    results = {
+        n: TimingResult(tuple(t), device=where, label=n) for n, t in times.items()
+    }
+    return results, ratios
