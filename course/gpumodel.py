@@ -163,6 +163,15 @@ class Event:
     flops: float = 0.0
     bytes: float = 0.0
     dtype: torch.dtype = torch.float32
+    #: For an op, which part of a training step launched it (see :data:`PARTS`).
+    part: str = ""
+
+
+#: The parts of a training step an op can belong to: the model's work
+#: ("forward and loss": grad mode on and an input that requires grad;
+#: "backward": run by autograd's backward) and the rest ("bookkeeping": the
+#: optimizer's update, zeroing, copies, logging).
+PARTS = ("forward and loss", "backward", "bookkeeping")
 
 
 @dataclass
@@ -199,29 +208,34 @@ class Trace:
         """Add a synchronisation by hand."""
         self.events.append(Event("sync", "synchronize"))
 
-    def by_op(self) -> dict[str, int]:
-        """Launches per aten operation name."""
+    def by_op(self, part: str | None = None) -> dict[str, int]:
+        """Launches per aten operation name (of one of :data:`PARTS` only)."""
         counts: dict[str, int] = {}
         for e in self.events:
-            if e.kind == "op":
+            if e.kind == "op" and part in (None, e.part):
                 counts[e.name] = counts.get(e.name, 0) + 1
         return counts
 
+    def by_part(self) -> dict[str, int]:
+        """Launches per part of a training step (:data:`PARTS`)."""
+        return {part: sum(self.by_op(part).values()) for part in PARTS}
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    """The tensors in ``value``, in nested lists and tuples too."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    return []
+
 
 def _nbytes(value: Any) -> int:
-    if isinstance(value, torch.Tensor):
-        return value.numel() * value.element_size()
-    if isinstance(value, (list, tuple)):
-        return sum(_nbytes(v) for v in value)
-    return 0
+    return sum(t.numel() * t.element_size() for t in _tensors(value))
 
 
 def _numel(value: Any) -> int:
-    if isinstance(value, torch.Tensor):
-        return value.numel()
-    if isinstance(value, (list, tuple)):
-        return sum(_numel(v) for v in value)
-    return 0
+    return sum(t.numel() for t in _tensors(value))
 
 
 def _dtype(args: Iterable[Any]) -> torch.dtype:
@@ -255,9 +269,19 @@ class _Recorder(TorchDispatchMode):
             )
             moved = _nbytes(list(args)) + _nbytes(list(kwargs.values())) + _nbytes(out)
             self.events.append(
-                Event("op", name, flops, float(moved), _dtype([*args, out]))
-            )
+                Event("op", name, flops, float(moved), _dtype([*args, out]),
+                      _part([*args, *kwargs.values()]))
+            )  # fmt: skip
         return out
+
+
+def _part(inputs: list[Any]) -> str:
+    """Which of :data:`PARTS` an op now running belongs to."""
+    if torch._C._current_autograd_node() is not None:
+        return "backward"
+    if torch.is_grad_enabled() and any(t.requires_grad for t in _tensors(inputs)):
+        return "forward and loss"
+    return "bookkeeping"
 
 
 class _Syncs(SyncCounter):

@@ -4,7 +4,7 @@ Doctor, release, one lesson run as a script, then ``course grade`` on one
 sample of each kind (the reference, the blank student edition, a mistake, an
 attack) for two lessons, each compared with the score it must get. ``make
 demo`` runs it in about a minute after install; ``make demo-class``
-(``--all``) grades the whole sample class instead (68 submissions, a few
+(``--all``) grades the whole sample class instead (69 submissions, a few
 minutes on 2 cores).
 """
 

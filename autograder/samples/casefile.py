@@ -15,7 +15,8 @@ Headers (all optional except ``score``):
 
 ``score``    the total the submission must get (a named figure, not derived);
 ``zero``     the test cells that must score nothing (every other keeps its points);
-``kind``     mistake, adversarial, tampered or broken (default: mistake);
+``kind``     mistake, adversarial, tampered, broken, or allowed (another
+             answer the instructions allow, full marks) (default: mistake);
 ``status``   graded (default), unreadable or wrong-lesson;
 ``review``   ``yes``: the static scan must list the submission for review;
 ``flagged``  ``yes``: the submission must be flagged as tampered;

@@ -82,3 +82,42 @@ def test_every_modelled_gpu_names_its_sources():
         assert spec.source.startswith("spec:")
     est = gpumodel.estimate(Trace(), gpumodel.GPUS["t4"])
     assert "modelled" in est.label and "not measured" in est.label
+
+
+def test_trace_puts_each_launch_in_a_part_of_the_step_whatever_the_loss():
+    """Forward and loss, backward, bookkeeping: writing the loss by hand adds
+    launches to the model's work, never to bookkeeping; a loop over the
+    parameters adds to bookkeeping only."""
+    from torch import nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(5, 32), nn.ReLU(), nn.Linear(32, 1))
+    X, y = torch.randn(64, 5), torch.randn(64, 1)
+
+    def step(optimizer, by_hand):
+        optimizer.zero_grad(set_to_none=True)
+        out = model(X)
+        loss = ((out - y) ** 2).mean() if by_hand else nn.functional.mse_loss(out, y)
+        loss.backward()
+        optimizer.step()
+        return loss.detach()
+
+    parts = {}
+    for kind in ("foreach", "loop"):
+        optimizer = torch.optim.SGD(
+            model.parameters(), lr=1e-3, momentum=0.9, foreach=kind == "foreach"
+        )
+        step(optimizer, False)  # momentum buffers are made
+        for by_hand in (False, True):
+            run = gpumodel.trace(lambda: step(optimizer, by_hand))  # noqa: B023
+            parts[kind, by_hand] = run.by_part()
+            assert sum(run.by_part().values()) == run.launches
+            assert set(run.by_op("bookkeeping")) <= {"_foreach_mul_", "_foreach_add_",
+                                                     "mul_", "add_"}  # fmt: skip
+    for kind in ("foreach", "loop"):
+        plain, by_hand = parts[kind, False], parts[kind, True]
+        assert by_hand["bookkeeping"] == plain["bookkeeping"]
+        assert by_hand["forward and loss"] > plain["forward and loss"]
+        assert by_hand["backward"] > plain["backward"]
+    assert parts["foreach", False]["bookkeeping"] == 3
+    assert parts["loop", False]["bookkeeping"] == 12  # 3 per parameter tensor
