@@ -97,6 +97,34 @@ def test_samples_cover_every_lesson_and_every_attack(graded):
     assert {"adversarial", "tampered", "broken"} <= kinds
 
 
+#: Each Day's central mistake, as a sample: the visible test that catches it
+#: (it must score zero there, checked when the samples are graded) is where a
+#: student learns of it, on a CPU, before any hidden test.
+CENTRAL_MISTAKES = {
+    "01_devices": ("forgets-mps", "01-pick-device-test"),
+    "02_migration": ("moves-parameters-only", "02-build-model-test"),
+    "03_sync_trap": ("item-every-epoch", "03-train-test"),
+    "04_call_magic": ("calls-forward", "04-predict-test"),
+    "05_numpy_to_cupy": ("converts-to-numpy", "05-standardize-test"),
+    "06_linear_regression": ("logs-on-host", "06-fit-gd-test"),
+    "07_logistic_regression": ("naive-sigmoid", "07-sigmoid-test"),
+    "08_neural_network": ("forgets-biases", "08-init-test"),
+    "09_kernels": ("missing-syncthreads", "09-reduce-test"),
+    "10_launches": ("loop-update", "10-lean-step-test"),
+}
+
+
+def test_every_days_central_mistake_fails_a_visible_test():
+    samples = {(s.lesson, s.name): s for s in all_samples()}
+    assert set(CENTRAL_MISTAKES) == {
+        p.parent.name for p in (REPO_ROOT / "solutions").glob("*/*.py")
+    }
+    for lesson, (name, visible) in CENTRAL_MISTAKES.items():
+        sample = samples[(lesson, name)]
+        assert sample.kind == "mistake", (lesson, name)
+        assert visible in sample.zero and not visible.endswith("hidden-test")
+
+
 def test_expected_csv_matches_the_samples(tmp_path):
     samples = write_samples(tmp_path)
     folder = tmp_path
