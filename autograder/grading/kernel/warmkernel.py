@@ -249,15 +249,13 @@ class KernelServer:
         """Fork a kernel with these arguments (in the sandbox, in namespaces of
         its own, with these resource limits); return its pid (that of its
         stand-in with namespaces)."""
+        from autograder.grading.kernel.warmshare import pid_of, request_line
+
         assert self.process.stdin is not None
-        request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
-        request.update(namespaces=namespaces, limits=limits or {})
-        self.process.stdin.write(json.dumps(request) + "\n")
+        line = request_line(argv, cwd, env, confine, namespaces, limits)
+        self.process.stdin.write(line)
         self.process.stdin.flush()
-        reply = self._read()
-        if "pid" not in reply:
-            raise RuntimeError(reply.get("error", "no pid"))
-        return int(reply["pid"])
+        return pid_of(self._read())
 
     def close(self) -> None:
         if self.process.stdin is not None:

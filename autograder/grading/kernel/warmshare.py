@@ -33,6 +33,31 @@ from typing import Any
 from autograder.grading.kernel.warmkernel import PER_KERNEL_ENV, _frozen
 
 
+def request_line(
+    argv: list[str],
+    cwd: str,
+    env: dict[str, str],
+    confine: bool,
+    namespaces: bool,
+    limits: dict[str, list[int]] | None,
+) -> str:
+    """A server's request for one kernel, as the line it reads."""
+    request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
+    request.update(namespaces=namespaces, limits=limits or {})
+    return json.dumps(request) + "\n"
+
+
+def pid_of(reply: dict[str, Any]) -> int:
+    """The forked kernel's pid in a server's reply.
+
+    Raises:
+        RuntimeError: the server could not fork (its reason).
+    """
+    if "pid" not in reply:
+        raise RuntimeError(reply.get("error", "no pid"))
+    return int(reply["pid"])
+
+
 class SharedServer:
     """The main process's side: the server process and its end of the pair."""
 
@@ -88,28 +113,19 @@ class Handle:
     def alive(self) -> bool:
         return not self.broken
 
-    def spawn(
-        self,
-        argv: list[str],
-        cwd: str,
-        env: dict[str, str],
-        confine: bool = False,
-        namespaces: bool = False,
-        limits: dict[str, list[int]] | None = None,
-    ) -> int:
-        """Fork a kernel (see :meth:`KernelServer.spawn`); return its pid.
+    def spawn(self, *request: Any) -> int:
+        """Fork a kernel (arguments as :meth:`KernelServer.spawn` has them);
+        return its pid.
 
         Raises:
             RuntimeError: the server has exited or could not fork (the handle
                 is then broken: this worker uses a server of its own).
         """
-        request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
-        request.update(namespaces=namespaces, limits=limits or {})
         try:
             with self.lock:
                 if self._file is None:
                     self._file = self.socket.makefile("rw", encoding="utf-8")
-                self._file.write(json.dumps(request) + "\n")
+                self._file.write(request_line(*request))
                 self._file.flush()
                 while True:  # the server's "ready" line goes to whoever reads first
                     line = self._file.readline()
@@ -121,6 +137,4 @@ class Handle:
         except (OSError, ValueError, RuntimeError) as exc:
             self.broken = True
             raise RuntimeError(f"the shared kernel server: {exc}") from exc
-        if "pid" not in reply:
-            raise RuntimeError(reply.get("error", "no pid"))
-        return int(reply["pid"])
+        return pid_of(reply)
