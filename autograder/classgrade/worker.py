@@ -27,6 +27,12 @@ from autograder.classgrade.store import Graded
 from autograder.grading.kernel.forked import KERNEL_START_FAILED
 from autograder.lessons.conventions import LessonId, grade_id, nbgrader_meta
 
+#: Failures a job tries once more, cold, for they are not the submission's:
+#: the kernel died before it ran a line of it (a fork under heavy load), or the
+#: client read a message signed with another kernel's key (seen once, in a
+#: red-team batch under heavy load: two kernels on one port, we believe).
+NOT_THE_SUBMISSIONS = (KERNEL_START_FAILED, "Invalid Signature")
+
 #: The math libraries' thread counts, which a job sets for its kernel.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -188,9 +194,8 @@ def _grade(job: Job, graded: Graded) -> None:
 
     before = dict(LAUNCHED)
     executed, failure = _autograde(job, submitted)
-    if executed is None and KERNEL_START_FAILED in failure:
-        # The kernel died before it ran a line of the submission (a fork under
-        # heavy load): not the student's doing, so once more, from scratch.
+    if executed is None and any(why in failure for why in NOT_THE_SUBMISSIONS):
+        # not the student's doing, so once more, from scratch
         executed, failure = _autograde(replace(job, warm=False), submitted)
     started = [k for k in ("shared", "warm", "cold") if LAUNCHED[k] > before[k]]
     result.kernel = started[0] if started else ""

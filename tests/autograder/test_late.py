@@ -124,7 +124,12 @@ def test_grade_option_errors_are_one_line(tmp_path, capsys, extra, message):
     assert code != 0 and message in err and len(err.strip().splitlines()) == 1
 
 
-def test_a_kernel_that_dies_at_start_is_retried_cold(tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "first", [KERNEL_START_FAILED, "ValueError: Invalid Signature: b'e9f7'"]
+)
+def test_a_kernel_that_fails_for_no_fault_of_the_submission_is_retried_cold(
+    tmp_path, monkeypatch, first
+):
     from autograder.classgrade import worker
 
     calls = []
@@ -132,7 +137,7 @@ def test_a_kernel_that_dies_at_start_is_retried_cold(tmp_path, monkeypatch):
     def autograde(job, submitted):
         calls.append(job.warm)
         if len(calls) == 1:
-            return None, f"[ERROR] ... {KERNEL_START_FAILED}"
+            return None, f"[ERROR] ... {first}"
         return None, "[ERROR] something else"
 
     monkeypatch.setattr(worker, "_autograde", autograde)
