@@ -294,9 +294,14 @@ def grade_class(
                 shared = None
                 if executor is None and request.warm:
                     shared = shared_server(planned.jobs[0].threads)
-                pool = executor or worker_pool(
-                    min(workers, len(planned.jobs)), shared=shared
-                )
+                try:
+                    pool = executor or worker_pool(
+                        min(workers, len(planned.jobs)), shared=shared
+                    )
+                except BaseException:  # the server would outlive the batch
+                    if shared is not None:
+                        shared.close()
+                    raise
                 try:
                     for result in run(planned, pool, arrived):
                         graded_now.append(result)
