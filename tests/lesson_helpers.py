@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.lessons import find_lesson, source_to_notebook, write_notebook
+from autograder.lessons.releases import as_released
 
 
 def submission(lesson: str, path: Path, answers: dict[str, str] | None = None) -> Path:
@@ -12,7 +13,7 @@ def submission(lesson: str, path: Path, answers: dict[str, str] | None = None) -
 
     ``answers`` maps a solution cell's grade_id to the code a student wrote there.
     """
-    nb = source_to_notebook(find_lesson(lesson))
+    nb = as_released(source_to_notebook(find_lesson(lesson)), lesson)
     remaining = dict(answers or {})
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")

@@ -17,7 +17,8 @@ lateness, ``reports`` and feedback);
 ``batch`` holds the last two and :func:`grade_class`, which does all three.
 Before any job, ``due`` prints each due date and who is late (and stops a run
 whose penalties look like a wrong date); ``runlock`` lets one run at a time
-write an output folder and a gradebook.
+write an output folder and a gradebook. ``regrade`` is ``course grade --diff``:
+what grading under the current rules would change, written nowhere.
 """
 
 from autograder.classgrade.batch import grade_class, publish, run, worker_pool

@@ -240,6 +240,7 @@ def publish(planned: Plan, graded_now: list[Result], seconds: float) -> ClassRep
         seconds,
         planned.kernels,
         planned.left_out,
+        planned.releases,
     )
 
 
@@ -282,6 +283,7 @@ def grade_class(
             bar.say(notes)
             planned = plan(request, workers, say=bar.say)
             planned.problems[:0] = notes
+            bar.say([f"rules: {line}" for line in planned.releases])
             bar.total = len(planned.jobs)
             graded_now: list[Result] = []
 

@@ -36,6 +36,8 @@ class Result:
     #: "warm" (by its worker's own), "cold", or "" (none started).
     kernel: str = ""
     submitted_at: str = ""  # ISO, UTC; "" when the submission carries no time
+    #: the release whose rules graded it (:mod:`autograder.lessons.releases`)
+    release: str = ""
     seconds_late: float = 0.0  # past the gradebook's due date
     late_penalty: float = 0.0  # points off, from nbgrader's late-submission plugin
     #: The course gradebook's score: the autograde scores with formgrader's
@@ -67,6 +69,7 @@ class ClassReport:
     seconds: float
     kernels: str = ""  # how the kernels were isolated (sandbox.status())
     left_out: tuple[int, int] = (0, 0)  # at intake: files skipped, unattributed
+    releases: list[str] = field(default_factory=list)  # rules other than current
 
     def summary(self) -> str:
         """A few lines for the terminal."""
@@ -82,6 +85,7 @@ class ClassReport:
         ]
         if self.kernels:
             lines.append(f"kernels: {self.kernels}{_started(self.results)}")
+        lines += [f"rules: {line}" for line in self.releases]
         lines += [f"problem: {p}" for p in self.problems]
         lines += [
             f"{r.student}/{r.lesson}: late by {_hours(r.seconds_late)}, "

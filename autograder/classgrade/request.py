@@ -21,7 +21,8 @@ from autograder.classgrade.reports import Result
 from autograder.classgrade.store import stored
 from autograder.classgrade.worker import Job
 from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_OUT, DEFAULT_TIMEOUT
-from autograder.lessons import find_lesson
+from autograder.lessons import find_lesson, releases
+from autograder.lessons.releases import Rules
 
 Key = tuple[str, str]  # (student, lesson)
 
@@ -59,6 +60,10 @@ class Request:
     student: str | None = None
     question: str | None = None
     yes: bool = False  # grade even if most of the class would lose half its marks
+    #: "release": each submission under the rules of the release it carries
+    #: (:mod:`autograder.lessons.releases`); "current": all under the lesson
+    #: as the repository has it now
+    rules: str = "release"
 
     @property
     def precise(self) -> bool:
@@ -87,6 +92,7 @@ class Plan:
     left_out: tuple[int, int] = (0, 0)  # at intake: files skipped, unattributed
     others: list[Result] = field(default_factory=list)  # rows kept, not graded now
     dropped: list[Key] = field(default_factory=list)  # --force: removed at publish
+    releases: list[str] = field(default_factory=list)  # rules other than current
 
 
 def _check(request: Request, submissions: list[Submission]) -> None:
@@ -229,6 +235,7 @@ def plan(
             say(lateness.lines())
         if request.due is not None and lesson in lateness.due:
             due = lateness.due[lesson][0].isoformat()
+    ruled = _rules(request, submissions)
     results: dict[Key, Result] = {}
     earlier: dict[Key, Result | None] = {}
     todo = []
@@ -243,6 +250,8 @@ def plan(
             before = stored(out_dir, *key, graded_only=False)
         else:
             before = None if request.force else stored(out_dir, *key, sub.digest)
+            if before and before.release not in ("", ruled[sub.path].digest):
+                before = None  # graded under other rules: graded again
         if before is not None:
             results[key] = before
         elif not request.precise:
@@ -250,23 +259,27 @@ def plan(
     # With a gradebook to fill, every lesson's definition may be needed.
     wanted = submissions if request.gradebook and not request.precise else todo
     courses, gradebooks, cells = {}, {}, {}
-    for name in sorted({s.lesson for s in wanted}):
+    # the current release first: its definition goes to the gradebook
+    for name, root in sorted({ruled[s.path].key for s in wanted}, key=_current_first):
         if say is not None:
             say([f"preparing {name}: its released course and the reference results"])
-        cached = cached_course(name)
-        reference_results(name)
-        # The jobs' course root: the release, copied (a rebuilt cache entry
-        # replaces the cached folder, maybe while this batch runs).
-        courses[name] = work / "templates" / name
-        shutil.rmtree(courses[name], ignore_errors=True)
-        shutil.copytree(cached / "notebooks" / name, courses[name] / "notebooks" / name)
-        # A copy: nbgrader's Gradebook may write to what it opens.
-        gradebooks[name] = work / "templates" / f"{name}.db"
-        gradebooks[name].parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(cached / "gradebook.db", gradebooks[name])
-        cells[name] = work / "templates" / f"{name}.cells.json"
-        data = export_cells(f"sqlite:///{gradebooks[name]}", name)
-        cells[name].write_text(json.dumps(data), encoding="utf-8")
+        folder = f"{name}@{Path(root).name}" if root else name
+        with releases.used(name, Path(root) if root else None):
+            cached = cached_course(name)
+            reference_results(name)
+            # The jobs' course root: the release, copied (a rebuilt cache entry
+            # replaces the cached folder, maybe while this batch runs).
+            course = courses[(name, root)] = work / "templates" / folder
+            shutil.rmtree(course, ignore_errors=True)
+            shutil.copytree(cached / "notebooks" / name, course / "notebooks" / name)
+            # A copy: nbgrader's Gradebook may write to what it opens.
+            book = work / "templates" / f"{folder}.db"
+            book.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(cached / "gradebook.db", book)
+            gradebooks.setdefault(name, book)
+            cells[(name, root)] = work / "templates" / f"{folder}.cells.json"
+            data = export_cells(f"sqlite:///{book}", name)
+            cells[(name, root)].write_text(json.dumps(data), encoding="utf-8")
     workers = workers or os.cpu_count() or 1
     # Kernels side by side must not each start one math thread per core: the
     # oversubscribed threads spin against each other and grading crawls.
@@ -278,8 +291,8 @@ def plan(
             lesson=s.lesson,
             path=str(s.path),
             digest=s.digest,
-            course=str(courses[s.lesson]),
-            cells=str(cells[s.lesson]),
+            course=str(courses[ruled[s.path].key]),
+            cells=str(cells[ruled[s.path].key]),
             workdir=str(work / "jobs" / s.lesson / s.student),
             timeout=request.timeout,
             memory_mb=request.memory_mb,
@@ -287,6 +300,8 @@ def plan(
             warm=request.warm,
             confine=confine,
             require_namespaces=not request.weak_confinement,
+            root=ruled[s.path].key[1],
+            rules=ruled[s.path].digest,
         )
         for s in todo
     ]
@@ -297,4 +312,22 @@ def plan(
         request, out_dir, submissions, todo, jobs, results, earlier, problems,
         courses, gradebooks, kernels, whole, lesson, due,
         (intake.skipped, intake.unattributed), others, dropped,
+        releases.summary([ruled[s.path] for s in todo]),
     )  # fmt: skip
+
+
+def _rules(request: Request, submissions: list[Submission]) -> dict[Path, Rules]:
+    """The rules each submission is graded under, by its path."""
+    now = {name: releases.current(name) for name in {s.lesson for s in submissions}}
+    if request.rules not in ("release", "current"):
+        raise ValueError(f"--rules is 'release' or 'current', not {request.rules!r}")
+    return {
+        s.path: releases.resolve(
+            s.lesson, releases.stamp_of(s.path), now[s.lesson], rules=request.rules
+        )
+        for s in submissions
+    }
+
+
+def _current_first(key: tuple[str, str]) -> tuple[str, bool, str]:
+    return (key[0], bool(key[1]), key[1])

@@ -25,6 +25,7 @@ import nbformat
 from autograder.classgrade.reports import Result
 from autograder.classgrade.store import Graded
 from autograder.grading.kernel.forked import KERNEL_START_FAILED
+from autograder.lessons import releases
 from autograder.lessons.conventions import LessonId, grade_id, nbgrader_meta
 
 #: Failures a job tries once more, cold, for they are not the submission's:
@@ -54,6 +55,10 @@ class Job:
     warm: bool
     confine: bool
     require_namespaces: bool = True  # False: --allow-weak-confinement
+    #: the kept release whose rules grade it (:mod:`autograder.lessons.releases`);
+    #: "": the repository's own lesson
+    root: str = ""
+    rules: str = ""  # that release's digest (the current one's when root is "")
 
     @property
     def release(self) -> Path:
@@ -84,9 +89,12 @@ def limit_resources(memory_mb: int) -> None:
 def grade_job(job: Job) -> Graded:
     """Grade one submission; return the result, notebook and page as data."""
     start = time.perf_counter()
-    graded = Graded(Result(job.student, job.lesson, "error", digest=job.digest))
+    graded = Graded(
+        Result(job.student, job.lesson, "error", digest=job.digest, release=job.rules)
+    )
     try:
-        _grade(job, graded)
+        with releases.used(job.lesson, Path(job.root) if job.root else None):
+            _grade(job, graded)
     except Exception as exc:  # noqa: BLE001 - one submission never stops the batch
         graded.result.status = "error"
         graded.result.message = f"{type(exc).__name__}: {exc}"[:500]

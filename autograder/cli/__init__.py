@@ -35,17 +35,28 @@ def _release(args: argparse.Namespace) -> int:
     if not args.check:
         release(lessons, probe=not args.no_probe)
         return 0
+    from autograder.lessons.releases import RELEASES, stamp_of
+
     notebooks = REPO_ROOT / "notebooks"
     with tempfile.TemporaryDirectory() as tmp:
-        written = release(lessons, Path(tmp), log=lambda *_: None)
+        made = Path(tmp) / "notebooks"
+        written = release(lessons, made, log=lambda *_: None, keep=Path(tmp) / "r")
         stale = [
-            str(p.relative_to(tmp))
+            str(p.relative_to(made))
             for p in written
-            if not (notebooks / p.relative_to(tmp)).is_file()
-            or not filecmp.cmp(p, notebooks / p.relative_to(tmp), shallow=False)
+            if not (notebooks / p.relative_to(made)).is_file()
+            or not filecmp.cmp(p, notebooks / p.relative_to(made), shallow=False)
         ]
-    if stale:
-        print("notebooks/ is out of date with solutions/: " + ", ".join(stale))
+        unkept = [
+            f"{p.stem}/{stamp_of(p)}"
+            for p in written
+            if not (RELEASES / p.stem / str(stamp_of(p))).is_dir()
+        ]
+    if stale or unkept:
+        if stale:
+            print("notebooks/ is out of date with solutions/: " + ", ".join(stale))
+        if unkept:
+            print("releases/ does not keep: " + ", ".join(unkept))
         print("Run `make release` (or `course release`) and commit the result.")
         return 1
     print(f"notebooks/ is up to date ({len(written)} notebook(s)).")

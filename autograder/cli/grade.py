@@ -83,6 +83,19 @@ def grade_command(args: argparse.Namespace) -> int:
     names, times = read_map(args.map)
     if times:
         times = _strict_times(times, gradebook)
+    if args.diff:
+        from autograder.classgrade import regrade
+
+        changes = regrade.diff(
+            Path(args.source), args.lesson, Path(args.out).resolve(),
+            jobs=args.jobs, timeout=args.timeout, memory_mb=args.memory,
+            name_map=names, times=times, progress=not args.quiet,
+            warm=not args.cold_kernels, sandbox=not args.no_sandbox,
+            weak_confinement=args.allow_weak_confinement,
+            student=args.student, question=None,
+        )  # fmt: skip
+        print(regrade.summary(changes, Path(args.out)))
+        return 0
     report = grade_class(
         Path(args.source),
         args.lesson,
@@ -103,6 +116,7 @@ def grade_command(args: argparse.Namespace) -> int:
         student=args.student,
         question=args.question,
         yes=args.yes,
+        rules=args.rules,
     )
     print(report.summary())
     if gradebook is not None:
@@ -181,6 +195,21 @@ def add_parser(sub: Any, weak_flag: Callable[[Any], None]) -> None:
         metavar="GRADE_ID",
         help="run the notebooks again but write only this test cell's score "
         "(e.g. 01-pick-device-test); other scores, manual ones included, stay",
+    )
+    grade.add_argument(
+        "--rules",
+        choices=("release", "current"),
+        default="release",
+        help="grade each notebook under the rules of the release it was given "
+        "(default: its tests, points and reference, kept in releases/), or all "
+        "under the lesson as it is now ('current'; results graded under other "
+        "rules are graded again)",
+    )
+    grade.add_argument(
+        "--diff",
+        action="store_true",
+        help="show, per student, what grading under the current rules would change "
+        "against --out's results, writing nothing there or to a gradebook",
     )
     grade.add_argument("--quiet", action="store_true", help="no progress output")
     grade.add_argument(

@@ -36,12 +36,19 @@ _SKIP = {"__pycache__", ".ipynb_checkpoints"}
 
 def cache_root() -> Path:
     """The grader's cache: ``$COURSE_CACHE_DIR``, or ``gpu-course`` in the user
-    cache. Grading kernels cannot read it (:mod:`autograder.grading.kernel.sandbox`)."""
+    cache. Grading kernels cannot read it (:mod:`autograder.grading.kernel.sandbox`).
+    While a kept release of a lesson is in use, its own folder in there
+    (:mod:`autograder.lessons.releases`)."""
+    from autograder.lessons.releases import pinned_cache
+
     override = os.environ.get("COURSE_CACHE_DIR")
     if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "gpu-course"
+        root = Path(override)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        root = Path(base) / "gpu-course"
+    pinned = pinned_cache()
+    return root if pinned is None else root / "releases" / pinned
 
 
 @contextlib.contextmanager

@@ -21,8 +21,9 @@ from typing import Any
 
 from autograder.config.scratch import cache_root, locked
 from autograder.grading.kernel.limits import GRADING_ENV
-from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
+from autograder.lessons import find_lesson, source_to_notebook
 from autograder.lessons.conventions import grade_id
+from autograder.lessons.releases import notebook_root
 from course.results import MIME, VERSION
 
 #: Per-kernel timeout for the reference run (seconds per cell).
@@ -155,7 +156,8 @@ def _measure(source: Path) -> dict[str, Any]:
     from autograder.grading.measured import build
 
     nb = source_to_notebook(source)
-    release = REPO_ROOT / "notebooks" / source.stem / f"{source.stem}.ipynb"
+    release = notebook_root(source.stem) / "notebooks" / source.stem
+    release = release / f"{source.stem}.ipynb"
     program = build(nb, nbformat.read(release, as_version=4))
     if program.refused:
         raise ReferenceError(f"{source.stem}: the answer rules refuse the solution: "
@@ -200,7 +202,8 @@ def measured_reference(lesson: str) -> dict[str, Any]:
     digest = hashlib.sha256(_fingerprint(source).encode())
     for name in ("harness.py", "hooks.py", "measured.py", "answer_rules.py"):
         digest.update((Path(__file__).parent / name).read_bytes())
-    release = REPO_ROOT / "notebooks" / source.stem / f"{source.stem}.ipynb"
+    release = notebook_root(source.stem) / "notebooks" / source.stem
+    release = release / f"{source.stem}.ipynb"
     digest.update(release.read_bytes() if release.is_file() else b"")
     key = f"measured-{digest.hexdigest()[:20]}"
     return _cached(source.stem, key, lambda: _measure(source))

@@ -8,7 +8,9 @@ cell headers carry nbgrader metadata, for example::
 
 Headers only need the keys that matter; :func:`source_to_notebook` fills in the
 rest of nbgrader's schema, checks the metadata, and gives every cell a stable id,
-so the same source always gives byte-identical notebooks.
+so the same source always gives byte-identical notebooks. Each release is
+stamped and kept by ``releases``, which also says which release's rules grade
+a submission.
 """
 
 from __future__ import annotations
@@ -57,10 +59,19 @@ def lesson_names(root: Path = REPO_ROOT) -> list[str]:
 
 
 def find_lesson(name: str, root: Path = REPO_ROOT) -> Path:
-    """Return the source of lesson ``name`` (``"01_devices"`` or just ``"01"``)."""
+    """Return the source of lesson ``name`` (``"01_devices"`` or just ``"01"``):
+    the kept release's while one is in use for that lesson
+    (:func:`autograder.lessons.releases.used`)."""
+    from autograder.lessons import releases
+
     for source in lesson_sources(root):
         if name in (source.stem, LessonId(source.stem).digits):
-            return source
+            pinned = releases.in_use(source.stem) if root == REPO_ROOT else None
+            return (
+                source
+                if pinned is None
+                else pinned / "solutions" / (f"{source.stem}/{source.name}")
+            )
     known = ", ".join(lesson_names(root)) or "none"
     raise LessonError(f"No lesson named {name!r}. Lessons: {known}.")
 

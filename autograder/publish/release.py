@@ -4,7 +4,9 @@ For each lesson, in a scratch course (so the ``.py`` source never sits next to
 the notebook nbgrader releases): convert the source to a notebook, run
 ``nbgrader generate_assignment`` (answers become stubs, hidden tests and outputs
 are removed, checksums recorded), check the result for leaks, and only then
-copy it to ``notebooks/``.
+copy it to ``notebooks/``. Each student notebook is stamped with its release,
+and the release is kept under ``releases/`` (:mod:`autograder.lessons.releases`):
+grading follows the release a student was given.
 """
 
 from __future__ import annotations
@@ -36,8 +38,11 @@ def release(
     *,
     log=print,
     probe: bool = False,
+    keep: Path | None = None,
 ) -> list[Path]:
-    """Release lessons (default: all) into ``out_dir`` (default: ``notebooks/``).
+    """Release lessons (default: all) into ``out_dir`` (default: ``notebooks/``),
+    each release kept in ``keep`` (default: ``releases/``, or ``releases``
+    beside ``out_dir``).
 
     With ``probe``, then run the delegation probe of every lesson
     (:mod:`autograder.publish.probe`). Returns the written notebook paths.
@@ -47,6 +52,10 @@ def release(
         DelegationError: a course helper reproduces a hidden test's results.
         RuntimeError: nbgrader failed on a lesson.
     """
+    from autograder.lessons.releases import RELEASES, stamp
+
+    if keep is None:
+        keep = RELEASES if out_dir is None else Path(out_dir).parent / "releases"
     out_dir = REPO_ROOT / "notebooks" if out_dir is None else Path(out_dir)
     names = lesson_names() if lessons is None else lessons
     written: list[Path] = []
@@ -59,12 +68,13 @@ def release(
                 problems = notebook_leaks(notebook)
                 if problems:
                     raise LeakError(f"{notebook.name}: {'; '.join(problems)}")
+            digest = stamp(released / f"{released.name}.ipynb", released.name, keep)
             target = out_dir / released.name
             if target.exists():
                 shutil.rmtree(target)
             shutil.copytree(released, target)
             written += sorted(target.rglob("*.ipynb"))
-            log(f"released {released.name} -> {target}")
+            log(f"released {released.name} -> {target} (release {digest})")
     if probe:
         from autograder.publish.probe import run_probe
 

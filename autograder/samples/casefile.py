@@ -37,6 +37,7 @@ from pathlib import Path
 
 from autograder.lessons import find_lesson, source_to_notebook, write_notebook
 from autograder.lessons.conventions import grade_id
+from autograder.lessons.releases import as_released
 
 _HEADERS = ("score", "zero", "kind", "status", "review", "flagged", "tamper", "file")
 
@@ -136,7 +137,7 @@ def write(case: CaseFile, target: Path, **fill: str) -> Path:
         if (case.file or "").startswith("lesson:")
         else case.lesson
     )
-    nb = source_to_notebook(find_lesson(lesson))
+    nb = as_released(source_to_notebook(find_lesson(lesson)), lesson)
     remaining = dict(case.answers)
     for cell in nb.cells:
         gid = grade_id(cell)

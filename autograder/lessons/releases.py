@@ -1,0 +1,199 @@
+"""Every release of a lesson kept, so grading follows the release students got.
+
+``course release`` stamps each student notebook's metadata with its release
+(``course.release``: the lesson and a digest of what grading reads: the
+lesson's source, its hidden tests, points and reference included, and the
+released notebook) and keeps that release under ``releases/NN_topic/DIGEST/``,
+laid out like the repository (``solutions/NN_topic/NN_topic.py``,
+``notebooks/NN_topic/NN_topic.ipynb``), once.
+
+When a submission is graded, its stamp picks the rules (:func:`resolve`): the
+repository's own lesson when the stamp is the current release's, else the kept
+release, used for that lesson while the block of :func:`used` runs (the
+lesson's source, its released notebook and the grader's caches, which are kept
+apart per release). A stamp the course does not keep, or none, is graded under
+the current release, and the run says so.
+
+What is not pinned: the grader's own program (``autograder/``) and the
+``course`` library; they are the installed version's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autograder.lessons import REPO_ROOT, find_lesson
+
+RELEASES = REPO_ROOT / "releases"
+"""Where releases are kept (committed with the lessons; never in a student
+edition, and out of every grading kernel's reach with the rest of the checkout)."""
+META, STAMP = "course", "release"
+
+_IN_USE: tuple[str, Path] | None = None  # (lesson, kept release's root)
+
+
+def in_use(lesson: str) -> Path | None:
+    """The root of the kept release in use for ``lesson``, or None."""
+    return _IN_USE[1] if _IN_USE is not None and _IN_USE[0] == lesson else None
+
+
+def pinned_cache() -> str | None:
+    """``lesson@digest`` while a kept release is in use (the grader's caches
+    for it are kept apart), else None."""
+    return None if _IN_USE is None else f"{_IN_USE[0]}@{_IN_USE[1].name}"
+
+
+@contextlib.contextmanager
+def used(lesson: str, root: Path | None) -> Iterator[None]:
+    """While the block runs, ``lesson`` is read from the kept release at
+    ``root`` (None: the repository's own)."""
+    global _IN_USE
+    before = _IN_USE
+    _IN_USE = None if root is None else (lesson, Path(root))
+    try:
+        yield
+    finally:
+        _IN_USE = before
+
+
+def notebook_root(lesson: str) -> Path:
+    """The root whose ``notebooks/`` holds ``lesson``'s released notebook."""
+    return in_use(lesson) or REPO_ROOT
+
+
+def _unstamped(nb: Any) -> str:
+    """A notebook's canonical JSON without its release stamp."""
+    import nbformat
+
+    copy = nbformat.from_dict(json.loads(json.dumps(nb)))
+    found = copy.metadata.get(META, {})
+    found.pop(STAMP, None)
+    if not found:
+        copy.metadata.pop(META, None)
+    return nbformat.writes(copy)
+
+
+def digest(source: Path, released: Any) -> str:
+    """What grading reads of a release: the source's bytes and the released
+    notebook without its stamp (16 hex digits)."""
+    found = hashlib.sha256(source.read_bytes())
+    found.update(_unstamped(released).encode())
+    return found.hexdigest()[:16]
+
+
+def stamp_of(notebook: Any) -> str | None:
+    """The release digest a notebook (a path or a parsed notebook) carries, or
+    None (a notebook from before stamps, or one whose stamp was removed)."""
+    if isinstance(notebook, (str, Path)):
+        try:
+            notebook = json.loads(Path(notebook).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+    try:
+        found = notebook["metadata"][META][STAMP]["digest"]
+    except (KeyError, TypeError):
+        return None
+    return found if isinstance(found, str) and found.isalnum() else None
+
+
+def stamp(path: Path, lesson: str, keep: Path = RELEASES) -> str:
+    """Stamp the released notebook at ``path`` with its release, and keep the
+    release under ``keep`` (once). Returns the digest."""
+    import nbformat
+
+    from autograder.lessons import write_notebook
+
+    source = find_lesson(lesson)
+    nb = nbformat.read(path, as_version=4)
+    found = digest(source, nb)
+    nb.metadata.setdefault(META, {})[STAMP] = {"lesson": lesson, "digest": found}
+    write_notebook(nb, path)
+    kept = keep / lesson / found
+    if not kept.is_dir():
+        work = kept.with_name(f".{found}.tmp")
+        shutil.rmtree(work, ignore_errors=True)
+        (work / "solutions" / lesson).mkdir(parents=True)
+        shutil.copyfile(source, work / "solutions" / lesson / source.name)
+        (work / "notebooks" / lesson).mkdir(parents=True)
+        shutil.copyfile(path, work / "notebooks" / lesson / path.name)
+        work.rename(kept)
+    return found
+
+
+def as_released(nb: Any, lesson: str) -> Any:
+    """``nb`` (a lesson's notebook) with the current release's stamp, as a
+    student's copy of the release carries it."""
+    import nbformat
+
+    release = REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb"
+    found = nbformat.read(release, as_version=4).metadata.get(META, {}).get(STAMP)
+    if found is not None:
+        nb.metadata.setdefault(META, {})[STAMP] = dict(found)
+    return nb
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rules a submission is graded under."""
+
+    lesson: str
+    root: Path | None  # a kept release; None: the repository's own lesson
+    stamp: str | None  # what the notebook carries
+    note: str  # "" for the current release, else what the summary says
+    digest: str = ""  # the release whose rules grade it
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.lesson, str(self.root or ""))
+
+
+def current(lesson: str) -> str:
+    """The digest of the lesson as the repository has it now (its source and
+    its released notebook)."""
+    import nbformat
+
+    source = find_lesson(lesson)
+    nb = nbformat.read(REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb", 4)
+    return digest(source, nb)
+
+
+def resolve(
+    lesson: str,
+    stamp: str | None,
+    now: str,
+    rules: str = "release",
+    kept: Path | None = None,
+) -> Rules:
+    """Which rules grade a submission of ``lesson`` stamped ``stamp``, ``now``
+    being the :func:`current` digest: with ``rules="current"``, always the
+    repository's own. Releases are looked up in ``kept`` (default
+    :data:`RELEASES`)."""
+    kept = RELEASES if kept is None else kept
+    if rules == "current" or stamp == now:
+        return Rules(lesson, None, stamp, "", now)
+    if stamp is None:
+        return Rules(lesson, None, None, "carry no release stamp", now)
+    root = kept / lesson / stamp
+    if (root / "solutions" / lesson / f"{lesson}.py").is_file():
+        return Rules(lesson, root, stamp, f"were released as {stamp}", stamp)
+    note = f"carry release {stamp}, which is not kept"
+    return Rules(lesson, None, stamp, note, now)
+
+
+def summary(found: list[Rules]) -> list[str]:
+    """One line per lesson and release other than the current one."""
+    from collections import Counter
+
+    counts = Counter((r.lesson, r.note, r.root is not None) for r in found if r.note)
+    return [
+        f"{lesson}: {n} submission(s) {note}: graded under "
+        + ("that release (kept in releases/)" if kept else "the current release")
+        for (lesson, note, kept), n in sorted(counts.items())
+    ]

@@ -1,0 +1,136 @@
+"""Released lessons keep their grading mid-term: each notebook is graded under
+the release it carries, and ``course grade --diff`` shows what the current
+rules would change, writing nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder.classgrade import grade_class, regrade, store
+from autograder.cli import main
+from autograder.lessons import REPO_ROOT, find_lesson, releases
+from autograder.publish.release import release
+from tests.lesson_helpers import submission
+
+LESSON = "01_devices"
+CHANGED = "01-largest-matrix-hidden-test"
+NOTEBOOK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+
+
+def test_the_stamp_picks_the_rules(tmp_path):
+    now = releases.current(LESSON)
+    kept = tmp_path / "releases"
+    (kept / LESSON / "0ld" / "solutions" / LESSON).mkdir(parents=True)
+    (kept / LESSON / "0ld" / "solutions" / LESSON / f"{LESSON}.py").write_text("")
+    assert releases.resolve(LESSON, now, now, kept=kept).root is None
+    old = releases.resolve(LESSON, "0ld", now, kept=kept)
+    assert old.root == kept / LESSON / "0ld" and old.digest == "0ld"
+    assert releases.resolve(LESSON, "0ld", now, "current", kept).root is None
+    missing = releases.resolve(LESSON, "gone", now, kept=kept)
+    assert missing.root is None and "not kept" in missing.note
+    bare = releases.resolve(LESSON, None, now, kept=kept)
+    assert bare.digest == now and "no release stamp" in bare.note
+    assert releases.summary([old, old, missing]) == [
+        f"{LESSON}: 1 submission(s) carry release gone, which is not kept: "
+        "graded under the current release",
+        f"{LESSON}: 2 submission(s) were released as 0ld: graded under that "
+        "release (kept in releases/)",
+    ]
+
+
+def test_a_stamp_that_is_not_a_digest_is_none(tmp_path):
+    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    assert releases.stamp_of(nb) == releases.current(LESSON)
+    nb["metadata"]["course"]["release"]["digest"] = "../../etc"
+    assert releases.stamp_of(nb) is None
+    assert releases.stamp_of(tmp_path / "missing.ipynb") is None
+
+
+@pytest.fixture(scope="module")
+def older_release(tmp_path_factory) -> tuple[Path, str]:
+    """A kept release of Day 01 from before a change of rules: there, task
+    1.4's hidden test was worth 4 points (now 2)."""
+    base = tmp_path_factory.mktemp("older")
+    draft = base / "draft" / "solutions" / LESSON / f"{LESSON}.py"
+    draft.parent.mkdir(parents=True)
+    text = find_lesson(LESSON).read_text(encoding="utf-8")
+    header = f'"grade_id": "{CHANGED}", "points": 2'
+    assert header in text
+    draft.write_text(text.replace(header, header[:-1] + "4"), encoding="utf-8")
+    with releases.used(LESSON, base / "draft"):
+        release([LESSON], base / "notebooks", log=lambda *_: None)
+    digest = releases.stamp_of(base / "notebooks" / LESSON / f"{LESSON}.ipynb")
+    assert digest and digest != releases.current(LESSON)
+    return base / "releases", digest
+
+
+@pytest.mark.slow
+def test_each_notebook_is_graded_under_the_release_it_carries(
+    older_release, tmp_path, monkeypatch, capsys
+):
+    kept, old = older_release
+    monkeypatch.setattr(releases, "RELEASES", kept)
+    folder, out = tmp_path / "in", tmp_path / "out"
+    folder.mkdir()
+    for student in ("ann", "ben"):
+        submission(LESSON, folder / f"{student}_{LESSON}.ipynb")
+    ann = folder / f"ann_{LESSON}.ipynb"
+    nb = json.loads(ann.read_text(encoding="utf-8"))
+    nb["metadata"]["course"]["release"]["digest"] = old  # given the older release
+    ann.write_text(json.dumps(nb), encoding="utf-8")
+
+    report = grade_class(folder, LESSON, out_dir=out, jobs=2, progress=False)
+    by = {r.student: r for r in report.results}
+    assert (by["ann"].score, by["ann"].max_score) == (14.0, 14.0)
+    assert by["ann"].per_question[CHANGED] == [4.0, 4.0]
+    assert (by["ben"].score, by["ben"].max_score) == (12.0, 12.0)
+    assert by["ann"].release == old
+    assert by["ben"].release == releases.current(LESSON)
+    assert f"were released as {old}: graded under that release" in report.summary()
+
+    # --diff: what the current rules would change, with nothing written
+    before = store.result_path(out, "ann", LESSON).read_bytes()
+    assert main(["grade", str(folder), "--lesson", LESSON, "--out", str(out),
+                 "--diff", "--quiet"]) == 0  # fmt: skip
+    shown = capsys.readouterr().out
+    assert "would change 1 of 2 submission(s)" in shown
+    assert f"ann/{LESSON}: 14/14 -> 12/12 (-2): {CHANGED} 4/4 -> 2/2" in shown
+    assert "ben/" not in shown
+    assert store.result_path(out, "ann", LESSON).read_bytes() == before
+
+    # --rules current applies it: ann is graded again, ben's result is kept
+    again = grade_class(
+        folder, LESSON, out_dir=out, jobs=2, progress=False, rules="current"
+    )
+    assert again.graded_now == 1 and again.reused == 1
+    by = {r.student: r for r in again.results}
+    assert (by["ann"].score, by["ann"].max_score) == (12.0, 12.0)
+
+
+def test_a_diff_line_names_each_changed_cell():
+    from autograder.classgrade.reports import Result
+
+    before = Result("ann", LESSON, "graded", 3.0, 4.0, {"a": [1, 1], "b": [2, 3]})
+    after = Result("ann", LESSON, "graded", 1.0, 4.0, {"a": [1, 1], "b": [0, 3]})
+    change = regrade.Change(before, after)
+    assert change.changed
+    assert change.line() == f"ann/{LESSON}: 3/4 -> 1/4 (-2): b 2/3 -> 0/3"
+    assert not regrade.Change(after, after).changed
+    assert regrade.Change(None, after).line().endswith("not graded before -> 1/4")
+
+
+def test_release_keeps_a_release_once(tmp_path):
+    source = find_lesson(LESSON)
+    shutil.copyfile(NOTEBOOK, tmp_path / "n.ipynb")
+    first = releases.stamp(tmp_path / "n.ipynb", LESSON, tmp_path / "keep")
+    again = releases.stamp(tmp_path / "n.ipynb", LESSON, tmp_path / "keep")
+    assert first == again == releases.current(LESSON)
+    kept = tmp_path / "keep" / LESSON / first
+    assert (kept / "solutions" / LESSON / source.name).read_bytes() == (
+        source.read_bytes()
+    )
+    assert [p.name for p in (tmp_path / "keep" / LESSON).iterdir()] == [first]
