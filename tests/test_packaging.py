@@ -90,7 +90,11 @@ def test_ci_runs_the_readme_test_command():
 def test_the_student_wheel_needs_no_jupyter_and_agrees_with_the_full_package():
     student = tomllib.loads((ROOT / "student" / "pyproject.toml").read_text())
     project = student["project"]
-    assert student["tool"]["setuptools"]["packages"] == ["course", "course.recorded"]
+    assert student["tool"]["setuptools"]["packages"] == [
+        "course",
+        "course.gpumodel",
+        "course.recorded",
+    ]
     full = dict(_name_and_spec(r) for r in _pyproject()["project"]["dependencies"])
     mine = dict(_name_and_spec(r) for r in project["dependencies"])
     assert set(mine) == {"numpy", "torch", "matplotlib", "scikit-learn", "numba-cuda"}

@@ -130,6 +130,19 @@ def _gpu_compare(args: argparse.Namespace) -> int:
     return 0 if all(not m for t in outcome.values() for m in t.values()) else 1
 
 
+def _model_check(args: argparse.Namespace) -> int:
+    from autograder.measure.model_fit import model_check
+
+    folder = Path(args.folder)
+    if not (folder / "extras.json").is_file() or not list(folder.glob("bench--*")):
+        print(f"error: {folder} is not a `make gpu-check` run (no extras.json and "
+              "bench--*.json); try docs/gpu-runs/2026-11-30-nvidia-h200",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    model_check(folder, write=args.write)
+    return 0
+
+
 def _gpu_check(args: argparse.Namespace) -> int:
     from autograder.measure.gpu_check import gpu_check
 
@@ -275,6 +288,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("folder", help="a folder written by `course gpu-check`")
     compare.set_defaults(func=_gpu_compare)
+
+    model = sub.add_parser(
+        "model-check",
+        help="the GPU cost model against a recorded GPU run: every row, in sample "
+        "and leave-one-experiment-out",
+        description="Fits the constants of course.gpumodel on a `make gpu-check` "
+        "run and prints measured, modelled and error for every row it covers, "
+        "with each experiment also predicted from constants fitted without it, "
+        "and the blind test against seed 004's published 18.55 s. Writes "
+        "DIR/model-check.json.",
+    )
+    model.add_argument(
+        "folder", help="a run, e.g. docs/gpu-runs/2026-11-30-nvidia-h200"
+    )
+    model.add_argument(
+        "--write",
+        action="store_true",
+        help="also write the fitted constants into the course's table "
+        "(course/recorded/gpumodel--*.json)",
+    )
+    model.set_defaults(func=_model_check)
 
     demo = sub.add_parser(
         "demo",

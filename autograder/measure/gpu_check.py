@@ -138,6 +138,12 @@ def gpu_check(
         bench.plot(data, out / "bench" / path.stem)
     except Exception as exc:  # noqa: BLE001 - the numbers matter more than plots
         print(f"bench plots failed: {exc}", flush=True)
+    try:
+        from autograder.measure.model_fit import model_check
+
+        model_check(out, say=lambda line: print(line, flush=True))
+    except Exception as exc:  # noqa: BLE001 - the measurements are kept
+        print(f"model check failed: {type(exc).__name__}: {exc}", flush=True)
     print()
     print(bench.summary(data))
     ran = [row for row in rows.values() if row["passed"] is not None]

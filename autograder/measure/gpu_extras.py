@@ -21,8 +21,11 @@ was skipped (the seed loops still time their NumPy side).
 ``timer_check``   ``course.timing.benchmark`` against CUDA events and
                   ``cupyx.profiler.benchmark`` on the same work.
 
-After them, :func:`model_check` compares the cost model (``course.gpumodel``)
-with the two seed loops as measured, and writes the error per experiment.
+``host_costs``    the cost model's host inputs on this box's CPU: each loop
+                  timed quietly at a tiny size (``autograder.measure.host_costs``).
+
+``course gpu-check`` then checks the cost model against the whole run
+(``course model-check``, :mod:`autograder.measure.model_fit`).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.measure.gpu_model_check import model_check, seed_iris
+from autograder.measure.gpu_model_check import seed_iris
 from autograder.measure.gpu_sync_checks import (
     cuda_device,
     sync_check,
@@ -171,7 +174,16 @@ def precision(full: bool = True) -> dict[str, Any]:
 # SyncCounter against torch's own sync debug mode.
 
 
+def host_costs(full: bool) -> dict[str, Any]:
+    """The cost model's host inputs, timed on this box's CPU
+    (:mod:`autograder.measure.host_costs`)."""
+    from autograder.measure.host_costs import measure
+
+    return measure() if full else measure(bursts=3)
+
+
 EXTRAS: dict[str, Callable[[bool], dict[str, Any]]] = {
+    "host_costs": host_costs,
     "seed_copies": seed_copies,
     "seed_iris": seed_iris,
     "precision": precision,
@@ -213,16 +225,4 @@ def run_extras(full: bool = True, log: Callable[[str], None] = print) -> dict[st
             + (" (ERROR)" if "error" in out[name] else "")
         )
         _free_gpu_memory()
-    try:
-        gpu = cuda_device()
-        import torch
-
-        name = torch.cuda.get_device_name(gpu) if gpu is not None else None
-        out["model_check"] = (
-            model_check(out, name)
-            if name
-            else {"status": "no GPU: nothing measured to compare the model with"}
-        )
-    except Exception:  # noqa: BLE001 - the measurements above are kept
-        out["model_check"] = {"error": traceback.format_exc()[-3000:]}
     return out

@@ -1,5 +1,5 @@
-"""Seed 004's Iris loop on a GPU, and the cost model held against the measured
-seed loops (``make gpu-check``)."""
+"""Seed 004's Iris loop on a GPU (``make gpu-check``); the cost model is checked
+against the whole run by :mod:`autograder.measure.model_fit`."""
 
 from __future__ import annotations
 
@@ -88,75 +88,3 @@ def seed_iris(full: bool = True) -> dict[str, Any]:
             "synced": False,
         },
     }
-
-
-# The cost model against what was measured.
-
-
-def _spec_for(gpu_name: str | None) -> tuple[str, Any] | tuple[None, None]:
-    from course.gpumodel import GPUS
-
-    name = (gpu_name or "").lower()
-    for key, words in (
-        ("h200", ("h200",)),
-        ("h100", ("h100",)),
-        ("a100", ("a100",)),
-        ("t4", (" t4", "tesla t4")),
-        ("rtx3050-laptop", ("3050",)),
-    ):
-        if any(word in f" {name}" for word in words):
-            return key, GPUS[key]
-    return None, None
-
-
-def model_check(extras: dict[str, Any], gpu_name: str | None) -> dict[str, Any]:
-    """The cost model (:mod:`course.gpumodel`) against this run's measurements.
-
-    For each GPU loop of ``seed_copies`` and ``seed_iris``, the model's estimate
-    on the lent GPU's spec, from a trace made on the CPU, and its error
-    (modelled / measured - 1). Needs no GPU: it also checks a recorded run.
-    """
-    import torch
-
-    from course import gpumodel
-
-    key, spec = _spec_for(gpu_name)
-    if spec is None:
-        return {"status": f"no spec for {gpu_name!r} in course.gpumodel.GPUS"}
-    rows = []
-    for r in extras.get("seed_copies", {}).get("rows", []):
-        if r["variant"] == "numpy":
-            continue
-        copies = r["variant"] == "cupy_copies_every_epoch"
-        trace = gpumodel.mlp_epoch(r["n"], r["features"], r["hidden"], copies)
-        modelled = gpumodel.estimate(trace, spec).seconds
-        rows.append(
-            {
-                "experiment": "seed_copies",
-                "variant": f"{r['variant']}, n={r['n']}, hidden={r['hidden']}",
-                "measured_s": r["per_epoch_s"],
-                "modelled_s": modelled,
-                "error": modelled / r["per_epoch_s"] - 1,
-            }
-        )
-    stretch = 200
-    for r in extras.get("seed_iris", {}).get("rows", []):
-        if r["device"] == "cpu":
-            continue
-        every = dict(IRIS_VARIANTS)[r["variant"]]
-        setup = _iris_setup(torch.device("cpu"))
-        trace = gpumodel.trace(lambda s=setup, e=every: _iris_epochs(s, stretch, e))
-        modelled = gpumodel.estimate(trace, spec, repeat=r["epochs"] // stretch)
-        rows.append(
-            {
-                "experiment": "seed_iris",
-                "variant": r["variant"],
-                "measured_s": r["seconds"],
-                "modelled_s": modelled.seconds,
-                "error": modelled.seconds / r["seconds"] - 1,
-            }
-        )
-    return {"status": "ok", "gpu": gpu_name, "spec": key, "rows": rows}
-
-
-# Precision: float64 against float32.

@@ -501,17 +501,23 @@ temporaries = chain.launches - 2  # every output but dw and db
 print(f"array chain: {chain.launches} launches {chain.by_op()}, "
       f"{temporaries} temporaries")
 
-fused = gpumodel.Trace()
+fused = gpumodel.Trace()  # CuPy zeroes dw and db; your numba kernel does the rest
 fused.op("zero dw", 0, N_FEATURES * 8, torch.float64)
 fused.op("zero db", 0, 8, torch.float64)
 fused.op("fused gradient", 4 * N_ROWS * N_FEATURES,
-         (N_ROWS * N_FEATURES + N_ROWS + 2 * N_FEATURES) * 8, torch.float64)
+         (N_ROWS * N_FEATURES + N_ROWS + 2 * N_FEATURES) * 8, torch.float64,
+         library="numba")
 print(f"fused kernel: {fused.launches} launches (2 of them zero dw and db), "
       "0 temporaries")
 
+print(gpumodel.accuracy())
+costs = gpumodel.CONSTANTS
+print(f"host cost per CuPy kernel: {costs['cupy_us'][0]:.1f} µs "
+      f"({costs['cupy_us'][2]}); per numba launch: {costs['numba_us'][0]:.1f} µs "
+      f"({costs['numba_us'][2]})")
 rows = []
 for spec in gpumodel.GPUS.values():
-    a = gpumodel.estimate(chain, spec)
+    a = gpumodel.estimate(chain.as_library("cupy"), spec)
     f = gpumodel.estimate(fused, spec)
     rows.append((spec.name, a, f))
     print(f"  {spec.name:>48}: chain {a.seconds * 1e6:7.1f} µs, fused "
@@ -565,16 +571,19 @@ show("09_chain_vs_fused", alt="Left: launches and temporaries per gradient step,
 #   hand-written CUDA program could beat a CuPy one on a small model. It is our
 #   inference from these counts, not the seed's finding: the seed gives no
 #   numbers for that comparison, and its learner did not investigate.
-# - The model (labelled modelled: no GPU measured these) charges nothing for
+# - The model (labelled modelled: no GPU measured these) charges each CuPy
+#   kernel the host cost measured per CuPy kernel on the recorded H200 run. No
+#   run has recorded a numba launch yet: the model assumes it costs the same
+#   (printed above), and `make gpu-check` now records it. It charges nothing for
 #   the atomics. On a GPU, atomic updates to one address are carried out one at
 #   a time (CUDA C++ Programming Guide, "Atomic Functions"), and here every
 #   thread adds into the same few numbers; we have no measurement of what that
 #   costs. A tuned kernel would first reduce in shared memory, as in Task 9.3,
 #   then issue one atomic per block and feature.
 # - The chart's right half (modelled) shows where the difference comes from on
-#   each GPU: on the data-centre GPUs the chain's modelled time is mostly
-#   launching and waiting, which one kernel cuts; on the laptop GPU and the T4,
-#   whose float64 arithmetic is slow, computing dominates and the gap narrows.
+#   each GPU: the chain's modelled time is mostly the host launching its seven
+#   kernels, which one kernel cuts; on the laptop GPU and the T4, whose float64
+#   arithmetic is slow, computing takes a larger share of what is left.
 
 # %% [markdown]
 # ## 6. The same ideas in CuPy (shown, not graded: needs a GPU)

@@ -8,25 +8,24 @@ import torch
 from course import gpumodel
 from course.gpumodel import GPUSpec, Trace
 
-#: A toy GPU with round numbers: 1 TFLOP/s, 100 GB/s, 10 GB/s over PCIe,
-#: 10 µs per launch, 5 µs per sync, 20 µs per copy.
+#: A toy GPU with round numbers: 1 TFLOP/s, 100 GB/s, 10 GB/s over PCIe; and
+#: toy constants: 10 µs per CuPy kernel, 5 µs per sync, 20 µs per CuPy copy,
+#: every efficiency 1 (left out), no floor.
 TOY = GPUSpec(
-    "toy",
-    memory_gbps=100.0,
-    fp32_tflops=1.0,
-    fp64_tflops=0.5,
-    pcie_gbps=10.0,
-    launch_us=10.0,
-    sync_us=5.0,
-    copy_latency_us=20.0,
+    "toy", memory_gbps=100.0, fp32_tflops=1.0, fp64_tflops=0.5, pcie_gbps=10.0
 )
+TOY_C = {"cupy_us": 10.0, "sync_us": 5.0, "cupy_copy_us": 20.0}
+
+
+def toy(run, repeat=1, cpu_s=None, **kw):
+    return gpumodel.estimate(run, TOY, repeat, cpu_s=cpu_s, constants={**TOY_C, **kw})
 
 
 def test_tiny_ops_are_launch_bound():
     run = Trace()
     for _ in range(3):
         run.op("add", flops=1e3, nbytes=1e3)  # 1 ns compute, 10 ns memory
-    est = gpumodel.estimate(run, TOY)
+    est = toy(run)
     # the host queues at 10, 20, 30 µs; each op ends 10 ns after its launch
     assert est.seconds == pytest.approx(30e-6 + 10e-9)
     assert est.launches == 3 and est.syncs == 0
@@ -37,7 +36,7 @@ def test_big_ops_are_device_bound_and_a_sync_drains_the_queue():
     run.op("mm", flops=1e9, nbytes=1e6)  # 1 ms of compute (memory: 10 µs)
     run.op("mm", flops=1e9, nbytes=1e6, dtype=torch.float64)  # 2 ms in FP64
     run.sync()
-    est = gpumodel.estimate(run, TOY)
+    est = toy(run)
     # device: starts at 10 µs, busy 1 ms, then 2 ms; the sync waits, then 5 µs
     assert est.seconds == pytest.approx(10e-6 + 1e-3 + 2e-3 + 5e-6)
     assert est.device_busy_seconds == pytest.approx(3e-3)
@@ -47,17 +46,39 @@ def test_a_copy_waits_then_crosses_the_bus():
     run = Trace()
     run.op("add", flops=0, nbytes=1e5)  # 1 µs on the device
     run.copy("d2h", 1e6)  # 100 µs over PCIe
-    est = gpumodel.estimate(run, TOY)
-    assert est.seconds == pytest.approx(10e-6 + 1e-6 + 5e-6 + 20e-6 + 100e-6)
+    est = toy(run)
+    assert est.seconds == pytest.approx(10e-6 + 1e-6 + 20e-6 + 100e-6)
     assert est.syncs == 1
     with pytest.raises(ValueError, match="direction"):
         run.copy("sideways", 1)
 
 
+def test_torch_ops_cost_your_cpu_share_plus_cudas_cost_by_part():
+    model = torch.nn.Linear(3, 2)
+    X = torch.randn(4, 3)
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        model(X).sum().backward()
+
+    run = gpumodel.trace(step)
+    parts = run.by_part()
+    grad = parts["forward and loss"] + parts["backward"]
+    est = toy(run, cpu_s=1e-3, book_us=1.0, grad_us=100.0)
+    assert est.host_seconds == pytest.approx(
+        1e-3 + parts["bookkeeping"] * 1e-6 + grad * 100e-6
+    )
+    # without a timing: the recorded CPU cost per operation
+    est = toy(run, cpu_op_us=7.0, book_us=1.0, grad_us=100.0)
+    assert est.host_seconds == pytest.approx(
+        run.launches * 7e-6 + parts["bookkeeping"] * 1e-6 + grad * 100e-6
+    )
+
+
 def test_repeat_multiplies_a_trace():
     run = Trace()
     run.op("add", flops=0, nbytes=0)
-    assert gpumodel.estimate(run, TOY, repeat=1000).seconds == pytest.approx(1e-2)
+    assert toy(run, 1000).seconds == pytest.approx(1e-2)
 
 
 def test_trace_counts_launches_not_views_and_reads_as_copies():
@@ -82,6 +103,7 @@ def test_every_modelled_gpu_names_its_sources():
         assert spec.source.startswith("spec:")
     est = gpumodel.estimate(Trace(), gpumodel.GPUS["t4"])
     assert "modelled" in est.label and "not measured" in est.label
+    assert "calibrated on the recorded NVIDIA H200 run" in est.label
 
 
 def test_trace_puts_each_launch_in_a_part_of_the_step_whatever_the_loss():

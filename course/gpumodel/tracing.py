@@ -1,31 +1,12 @@
-"""A transparent GPU cost model: what a run's operations would cost on named GPUs.
+"""What a run asks of a GPU: :func:`trace` records it on the CPU.
 
-Every figure this module gives is **modelled, not measured**. It lets a reader
-without a GPU see the shape of the costs (launches, waits, copies, arithmetic),
-from what a run on the CPU actually did:
-
-1. :func:`trace` runs a function on the CPU and records, in order, every aten
-   operation that would launch a GPU kernel (one operation, one launch), its
-   floating-point operations and the bytes it reads and writes, and every
-   synchronisation and host-device copy (the calls :class:`~course.sync.
-   SyncCounter` counts);
-2. :func:`estimate` replays that trace on a :class:`GPUSpec`.
-
-The model, step by step (the lessons show this formula):
-
-- the host spends ``launch_us`` to queue each operation, and goes on;
-- the GPU runs each operation for ``max(flops / peak, bytes / bandwidth)``, when
-  it is free and the operation has been queued;
-- a synchronisation makes the host wait until the GPU has drained its queue,
-  then costs ``sync_us``;
-- a copy between host and device waits for the queue too, then takes
-  ``copy_latency_us + bytes / pcie_bandwidth``.
-
-The run's time is when both are done. What it leaves out: caches, occupancy,
-kernel fusion, overlap of copies with compute, the framework's own Python
-overhead beyond ``launch_us`` (PyTorch's eager mode spends more per operation
-than a bare launch, see ``course/recorded`` and Day 03), and clocks that vary
-with temperature and power.
+:func:`trace` runs a function on the CPU and records, in order, every aten
+operation that would launch a GPU kernel (one operation, one launch), its
+floating-point operations and the bytes it reads and writes, which part of a
+training step launched it (:data:`PARTS`), and every synchronisation and
+host-device copy (the calls :class:`~course.sync.SyncCounter` counts). It is
+deterministic and cheap: hidden tests call it. :mod:`course.gpumodel.cost`
+turns a trace into modelled time.
 
 What counts as a launch: every aten operation the dispatcher sees, except the
 ones that only change a tensor's metadata (views, reshapes of contiguous data,
@@ -44,84 +25,6 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from course.sync import SyncCounter
-
-
-@dataclass(frozen=True)
-class GPUSpec:
-    """Public figures for one GPU, and the assumptions the model adds."""
-
-    name: str
-    memory_gbps: float  # device memory bandwidth, GB/s (spec sheet)
-    fp32_tflops: float  # peak FP32 without tensor cores, TFLOP/s (spec sheet)
-    fp64_tflops: float  # peak FP64, TFLOP/s (spec sheet)
-    pcie_gbps: float  # host <-> device from pageable memory, GB/s (assumed)
-    launch_us: float = 6.5  # host time to queue one operation (see source)
-    sync_us: float = 6.7  # one synchronisation's round trip (see source)
-    copy_latency_us: float = 10.0  # fixed cost of one copy (assumed)
-    source: str = ""
-
-    def peak_flops(self, dtype: torch.dtype) -> float:
-        """FLOP/s for an operation in ``dtype`` (FP64 or, otherwise, FP32 peak)."""
-        tflops = self.fp64_tflops if dtype == torch.float64 else self.fp32_tflops
-        return tflops * 1e12
-
-
-HOST_COSTS = (
-    "launch_us and sync_us: the recorded NVIDIA H200 run (2026-11-30), one tiny "
-    "PyTorch operation synchronised once per 1,000 (6.52 µs each) and after each "
-    "(13.23 µs); used for every GPU, since the host and the framework set them"
-)
-
-GPUS: dict[str, GPUSpec] = {
-    "rtx3050-laptop": GPUSpec(
-        "NVIDIA GeForce RTX 3050 Laptop (seed 004's GPU)",
-        memory_gbps=192.0,
-        fp32_tflops=5.5,
-        fp64_tflops=5.5 / 64,
-        pcie_gbps=6.0,
-        source="spec: 128-bit GDDR6 at 12 Gbps, about 5.5 TFLOP/s FP32 at a "
-        "mid boost clock (laptop clocks vary with power), FP64 1/64 of FP32 "
-        "(Ampere GeForce); PCIe 4.0 x8 link, pageable copies assumed at 6 GB/s",
-    ),
-    "t4": GPUSpec(
-        "NVIDIA T4 (Colab's GPU)",
-        memory_gbps=320.0,
-        fp32_tflops=8.1,
-        fp64_tflops=0.25,
-        pcie_gbps=6.0,
-        source="spec: 320 GB/s GDDR6, 8.1 TFLOP/s FP32, 0.25 TFLOP/s FP64; "
-        "PCIe 3.0 x16, pageable copies assumed at 6 GB/s",
-    ),
-    "a100": GPUSpec(
-        "NVIDIA A100 40 GB PCIe",
-        memory_gbps=1555.0,
-        fp32_tflops=19.5,
-        fp64_tflops=9.7,
-        pcie_gbps=10.0,
-        source="spec: 1,555 GB/s HBM2, 19.5 TFLOP/s FP32, 9.7 TFLOP/s FP64 "
-        "(19.5 with tensor cores); PCIe 4.0 x16, pageable copies assumed at "
-        "10 GB/s",
-    ),
-    "h200": GPUSpec(
-        "NVIDIA H200",
-        memory_gbps=4800.0,
-        fp32_tflops=67.0,
-        fp64_tflops=34.0,
-        pcie_gbps=8.1,
-        source="spec: 4.8 TB/s HBM3e, 67 TFLOP/s FP32, 34 TFLOP/s FP64 (67 with "
-        "tensor cores); pageable copies at the 8.1 GB/s recorded on it",
-    ),
-    "h100": GPUSpec(
-        "NVIDIA H100 SXM",
-        memory_gbps=3350.0,
-        fp32_tflops=67.0,
-        fp64_tflops=34.0,
-        pcie_gbps=8.1,
-        source="spec: 3.35 TB/s HBM3, 67 TFLOP/s FP32, 34 TFLOP/s FP64 (67 with "
-        "tensor cores); pageable copies at the 8.1 GB/s recorded on the H200 box",
-    ),
-}
-"""The GPUs the lessons model: the seed's laptop GPU, Colab's, two data-centre."""
 
 NOT_LAUNCHES = frozenset(
     {
@@ -165,6 +68,9 @@ class Event:
     dtype: torch.dtype = torch.float32
     #: For an op, which part of a training step launched it (see :data:`PARTS`).
     part: str = ""
+    #: What launches it: "torch" (traced), or, for ops added by hand,
+    #: "cupy" or "numba" (their host costs differ: :mod:`course.gpumodel.cost`).
+    library: str = "torch"
 
 
 #: The parts of a training step an op can belong to: the model's work
@@ -172,6 +78,7 @@ class Event:
 #: "backward": run by autograd's backward) and the rest ("bookkeeping": the
 #: optimizer's update, zeroing, copies, logging).
 PARTS = ("forward and loss", "backward", "bookkeeping")
+LIBRARIES = ("torch", "cupy", "numba")
 
 
 @dataclass
@@ -194,19 +101,46 @@ class Trace:
     def flops(self) -> float:
         return sum(e.flops for e in self.events)
 
-    def op(self, name: str, flops: float, nbytes: float, dtype=torch.float32) -> None:
-        """Add one launched operation by hand (for code that is not torch)."""
-        self.events.append(Event("op", name, float(flops), float(nbytes), dtype))
+    def op(
+        self,
+        name: str,
+        flops: float,
+        nbytes: float,
+        dtype=torch.float32,
+        library: str = "cupy",
+    ) -> None:
+        """Add one launched operation by hand (for code that is not torch):
+        a CuPy kernel by default, or ``library="numba"`` for a kernel of your
+        own."""
+        if library not in LIBRARIES:
+            raise ValueError(f"library must be one of {LIBRARIES}, not {library!r}")
+        self.events.append(
+            Event("op", name, float(flops), float(nbytes), dtype, library=library)
+        )
 
-    def copy(self, direction: str, nbytes: float) -> None:
-        """Add a copy by hand: ``"h2d"`` or ``"d2h"``."""
+    def copy(self, direction: str, nbytes: float, library: str = "cupy") -> None:
+        """Add a copy by hand: ``"h2d"`` or ``"d2h"`` (by CuPy by default)."""
         if direction not in ("h2d", "d2h"):
             raise ValueError(f"direction must be 'h2d' or 'd2h', not {direction!r}")
-        self.events.append(Event(direction, "copy", bytes=float(nbytes)))
+        self.events.append(
+            Event(direction, "copy", bytes=float(nbytes), library=library)
+        )
 
     def sync(self) -> None:
         """Add a synchronisation by hand."""
         self.events.append(Event("sync", "synchronize"))
+
+    def as_library(self, library: str) -> Trace:
+        """The same trace with every operation launched by ``library``
+        (``"cupy"`` for array code traced with PyTorch on the CPU: CuPy
+        launches one kernel per operation in the same way)."""
+        if library not in LIBRARIES:
+            raise ValueError(f"library must be one of {LIBRARIES}, not {library!r}")
+        from dataclasses import replace
+
+        return Trace(
+            [replace(e, library=library) if e.kind == "op" else e for e in self.events]
+        )
 
     def by_op(self, part: str | None = None) -> dict[str, int]:
         """Launches per aten operation name (of one of :data:`PARTS` only)."""
@@ -310,54 +244,28 @@ def trace(fn: Callable[[], Any]) -> Trace:
     return Trace(events)
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """A modelled run on one GPU (seconds), with where the time went."""
+def profiled_calls(fn: Callable[[], Any]) -> dict[str, int]:
+    """The aten operations ``fn()`` calls directly (not from inside another
+    aten operation), as PyTorch's profiler sees them, views and metadata
+    excluded: what compiled code still calls besides the kernels it generated.
 
-    gpu: str
-    seconds: float
-    host_seconds: float  # launching, waiting and copying, on the host's clock
-    device_busy_seconds: float  # the GPU computing
-    launches: int
-    syncs: int
+    Unlike :func:`trace`, this leaves a compiled function compiled (a dispatch
+    mode would make it run eagerly)."""
+    from torch.profiler import ProfilerActivity, profile
 
-    @property
-    def label(self) -> str:
-        return f"modelled for {self.gpu} from spec sheets, not measured"
-
-
-def estimate(run: Trace, spec: GPUSpec, repeat: int = 1) -> Estimate:
-    """Replay a trace ``repeat`` times on ``spec`` (see the module docstring)."""
-    host = device = busy = 0.0
-    launch, sync = spec.launch_us * 1e-6, spec.sync_us * 1e-6
-    for _ in range(repeat):
-        for e in run.events:
-            if e.kind == "op":
-                host += launch
-                work = max(
-                    e.flops / spec.peak_flops(e.dtype),
-                    e.bytes / (spec.memory_gbps * 1e9),
-                )
-                device = max(device, host) + work
-                busy += work
-            elif e.kind == "sync":
-                host = max(host, device) + sync
-            else:  # a copy: waits for the queue, then crosses the bus
-                host = (
-                    max(host, device)
-                    + sync
-                    + (spec.copy_latency_us * 1e-6 + e.bytes / (spec.pcie_gbps * 1e9))
-                )
-                device = host
-    total = max(host, device)
-    return Estimate(
-        spec.name,
-        total,
-        host,
-        busy,
-        run.launches * repeat,
-        run.syncs * repeat,
-    )
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        fn()
+    counts: dict[str, int] = {}
+    for event in prof.events():
+        parent = event.cpu_parent
+        if not event.name.startswith("aten::") or (
+            parent is not None and parent.name.startswith("aten::")
+        ):
+            continue
+        name = event.name.removeprefix("aten::")
+        if name not in NOT_LAUNCHES and name != "resolve_conj":
+            counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def mlp_epoch(n: int, features: int, hidden: int, copies: bool) -> Trace:
@@ -393,8 +301,3 @@ def mlp_epoch(n: int, features: int, hidden: int, copies: bool) -> Trace:
     ):
         run.op(name, flops, nbytes, f64)
     return run
-
-
-def estimate_all(run: Trace, repeat: int = 1) -> dict[str, Estimate]:
-    """:func:`estimate` on every GPU in :data:`GPUS`."""
-    return {key: estimate(run, spec, repeat) for key, spec in GPUS.items()}

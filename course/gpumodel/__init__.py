@@ -1,0 +1,66 @@
+"""A GPU cost model: what a run's operations would cost on named GPUs.
+
+Every figure this package gives is **modelled, not measured**, from a model
+calibrated on a recorded GPU run whose error against every recorded row
+``course model-check`` prints. It lets a reader without a GPU see the shape of
+the costs (launches, waits, copies, arithmetic) from what a run on the CPU
+actually did:
+
+1. :func:`trace` (:mod:`course.gpumodel.tracing`) runs a function on the CPU
+   and records every operation a GPU would launch, every synchronisation and
+   every copy;
+2. :func:`estimate` (:mod:`course.gpumodel.cost`) replays the trace on a
+   :class:`GPUSpec` (:mod:`course.gpumodel.specs`), with the host cost of the
+   same code on your CPU (:func:`host_cost`) when you give it.
+"""
+
+from course.gpumodel.cost import (
+    CALIBRATION,
+    CHECK,
+    CONSTANTS,
+    Estimate,
+    accuracy,
+    constant_values,
+    error_of,
+    estimate,
+    estimate_all,
+    host_cost,
+    op_seconds,
+    replayed,
+)
+from course.gpumodel.specs import GPUS, GPUSpec
+from course.gpumodel.tracing import (
+    LIBRARIES,
+    NOT_LAUNCHES,
+    PARTS,
+    Event,
+    Trace,
+    mlp_epoch,
+    profiled_calls,
+    trace,
+)
+
+__all__ = [
+    "CALIBRATION",
+    "CHECK",
+    "CONSTANTS",
+    "GPUS",
+    "LIBRARIES",
+    "NOT_LAUNCHES",
+    "PARTS",
+    "Estimate",
+    "Event",
+    "GPUSpec",
+    "Trace",
+    "accuracy",
+    "constant_values",
+    "error_of",
+    "estimate",
+    "estimate_all",
+    "host_cost",
+    "mlp_epoch",
+    "op_seconds",
+    "profiled_calls",
+    "replayed",
+    "trace",
+]

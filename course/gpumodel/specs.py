@@ -1,0 +1,86 @@
+"""The GPUs the lessons model: public spec-sheet figures, one :class:`GPUSpec` each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class GPUSpec:
+    """Public figures for one GPU. What the model adds to them (efficiencies,
+    host costs) is in :data:`course.gpumodel.cost.CONSTANTS`."""
+
+    name: str
+    memory_gbps: float  # device memory bandwidth, GB/s
+    fp32_tflops: float  # peak FP32 without tensor cores, TFLOP/s
+    fp64_tflops: float  # peak FP64 on the FP64 units, TFLOP/s
+    #: peak FP64 matrix products on FP64 tensor cores (0: the chip has none)
+    fp64_tensor_tflops: float = 0.0
+    #: host <-> device from pageable memory, GB/s, both ways (None: the
+    #: recorded H200 box's, per direction, from CONSTANTS)
+    pcie_gbps: float | None = None
+    source: str = ""
+
+    def peak_flops(self, dtype: torch.dtype, matrix: bool = False) -> float:
+        """FLOP/s in ``dtype``: FP64 on tensor cores for matrix products where
+        the chip has them, else FP64 units; FP32 otherwise."""
+        if dtype != torch.float64:
+            return self.fp32_tflops * 1e12
+        tensor = self.fp64_tensor_tflops if matrix else 0.0
+        return max(tensor, self.fp64_tflops) * 1e12
+
+
+GPUS: dict[str, GPUSpec] = {
+    "rtx3050-laptop": GPUSpec(
+        "NVIDIA GeForce RTX 3050 Laptop (seed 004's GPU)",
+        memory_gbps=192.0,
+        fp32_tflops=5.5,
+        fp64_tflops=5.5 / 64,
+        pcie_gbps=6.0,
+        source="spec: 128-bit GDDR6 at 12 Gbps, about 5.5 TFLOP/s FP32 at a "
+        "mid boost clock (laptop clocks vary with power), FP64 1/64 of FP32 "
+        "(Ampere GeForce, no FP64 tensor cores); PCIe 4.0 x8, pageable copies "
+        "assumed at 6 GB/s",
+    ),
+    "t4": GPUSpec(
+        "NVIDIA T4 (Colab's GPU)",
+        memory_gbps=320.0,
+        fp32_tflops=8.1,
+        fp64_tflops=0.25,
+        pcie_gbps=6.0,
+        source="spec: 320 GB/s GDDR6, 8.1 TFLOP/s FP32, 0.25 TFLOP/s FP64 (no "
+        "FP64 tensor cores); PCIe 3.0 x16, pageable copies assumed at 6 GB/s",
+    ),
+    "a100": GPUSpec(
+        "NVIDIA A100 40 GB PCIe",
+        memory_gbps=1555.0,
+        fp32_tflops=19.5,
+        fp64_tflops=9.7,
+        fp64_tensor_tflops=19.5,
+        pcie_gbps=10.0,
+        source="spec: 1,555 GB/s HBM2, 19.5 TFLOP/s FP32, 9.7 TFLOP/s FP64, "
+        "19.5 on FP64 tensor cores; PCIe 4.0 x16, pageable copies assumed at "
+        "10 GB/s",
+    ),
+    "h200": GPUSpec(
+        "NVIDIA H200",
+        memory_gbps=4800.0,
+        fp32_tflops=67.0,
+        fp64_tflops=34.0,
+        fp64_tensor_tflops=67.0,
+        source="spec: 4.8 TB/s HBM3e, 67 TFLOP/s FP32, 34 TFLOP/s FP64, 67 on "
+        "FP64 tensor cores; pageable copies as recorded on the H200 box",
+    ),
+    "h100": GPUSpec(
+        "NVIDIA H100 SXM",
+        memory_gbps=3350.0,
+        fp32_tflops=67.0,
+        fp64_tflops=34.0,
+        fp64_tensor_tflops=67.0,
+        source="spec: 3.35 TB/s HBM3, 67 TFLOP/s FP32, 34 TFLOP/s FP64, 67 on "
+        "FP64 tensor cores; pageable copies assumed as recorded on the H200 box",
+    ),
+}
+"""The seed's laptop GPU, Colab's, and three data-centre GPUs."""
