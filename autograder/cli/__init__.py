@@ -146,7 +146,10 @@ def _model_check(args: argparse.Namespace) -> int:
 def _gpu_check(args: argparse.Namespace) -> int:
     from autograder.measure.gpu_check import gpu_check
 
-    return gpu_check(Path(args.out), quick=args.quick, lessons=args.lessons or None)
+    only = [d.strip().zfill(2) for d in args.only.split(",")] if args.only else None
+    return gpu_check(
+        Path(args.out), quick=args.quick, lessons=args.lessons or None, only=only
+    )
 
 
 def _weak_confinement_flag(parser: argparse.ArgumentParser) -> None:
@@ -248,6 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
     gpu.add_argument("--out", default="gpu-check", help="output folder")
     gpu.add_argument("--quick", action="store_true", help="bench in quick mode")
     gpu.add_argument("lessons", nargs="*", help="lessons to run (default: all)")
+    gpu.add_argument(
+        "--only",
+        metavar="DAYS",
+        help="e.g. 09,10: just those Days and their GPU extras (numba launches, "
+        "the kernels on the device, CuPy's kernels, memory, launches under a "
+        "profiler), no bench: a few minutes",
+    )
     gpu.set_defaults(func=_gpu_check)
 
     bundle = sub.add_parser(

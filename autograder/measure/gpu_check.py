@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 from autograder.lessons import lesson_names
 from autograder.lessons.script import run_script
@@ -48,8 +49,19 @@ def gpu_check(
     quick: bool = False,
     lessons: list[str] | None = None,
     experiments: list[str] | None = None,
+    only: list[str] | None = None,
 ) -> int:
-    """Run the lessons and the bench; return 0 if every lesson passed, else 1."""
+    """Run the lessons and the bench; return 0 if every lesson passed, else 1.
+
+    ``only`` (Day numbers, e.g. ``["09", "10"]``): just those lessons and the
+    extras that belong to them, no bench (a few minutes)."""
+    from autograder.lessons.conventions import LessonId
+    from autograder.measure.gpu_kernels import EXTRAS as KERNEL_EXTRAS
+
+    if only:
+        lessons = [n for n in lesson_names() if LessonId(n).digits in only]
+        if not lessons:
+            raise ValueError(f"ONLY={','.join(only)} names no lesson")
     from autograder.measure import bench
     from course.doctor import doctor_text
 
@@ -110,11 +122,17 @@ def gpu_check(
     write_report()
     from autograder.measure.gpu_extras import run_extras
 
-    extras = run_extras(not quick, log=lambda line: print(line, flush=True))
+    extras = run_extras(
+        not quick,
+        log=lambda line: print(line, flush=True),
+        names=list(KERNEL_EXTRAS) if only else None,
+    )
     (out / "extras.json").write_text(
         json.dumps(extras, indent=1) + "\n", encoding="utf-8"
     )
     write_report()
+    if only:
+        return _finish(rows, report.get("hardware") or "this machine", out)
 
     def checkpoint(partial: dict) -> None:
         bench.save(partial, out / "bench", name="partial")
@@ -146,11 +164,16 @@ def gpu_check(
         print(f"model check failed: {type(exc).__name__}: {exc}", flush=True)
     print()
     print(bench.summary(data))
+    return _finish(rows, data["hardware"], out)
+
+
+def _finish(rows: dict[str, Any], hardware: str, out: Path) -> int:
+    """Print the lessons' tally; 0 if every lesson that ran passed."""
     ran = [row for row in rows.values() if row["passed"] is not None]
     passed = sum(row["passed"] for row in ran)
     skipped = len(rows) - len(ran)
     print(
-        f"\n{passed}/{len(ran)} lessons passed on {data['hardware']}"
+        f"\n{passed}/{len(ran)} lessons passed on {hardware}"
         + (f" ({skipped} skipped: a package was missing)" if skipped else "")
         + f"; report: {out / 'gpu-check.json'}"
     )

@@ -21,6 +21,9 @@ was skipped (the seed loops still time their NumPy side).
 ``timer_check``   ``course.timing.benchmark`` against CUDA events and
                   ``cupyx.profiler.benchmark`` on the same work.
 
+Days 09 and 10 (:mod:`autograder.measure.gpu_kernels`): ``numba_launch``,
+``day09_kernels``, ``cupy_kernels``, ``day10_memory``, ``day10_launches``.
+
 ``host_costs``    the cost model's host inputs on this box's CPU: each loop
                   timed quietly at a tiny size (``autograder.measure.host_costs``).
 
@@ -37,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from autograder.measure.gpu_kernels import EXTRAS as KERNEL_EXTRAS
 from autograder.measure.gpu_model_check import seed_iris
 from autograder.measure.gpu_sync_checks import (
     cuda_device,
@@ -183,6 +187,7 @@ def host_costs(full: bool) -> dict[str, Any]:
 
 
 EXTRAS: dict[str, Callable[[bool], dict[str, Any]]] = {
+    **KERNEL_EXTRAS,  # Days 09 and 10
     "host_costs": host_costs,
     "seed_copies": seed_copies,
     "seed_iris": seed_iris,
@@ -209,10 +214,17 @@ def _free_gpu_memory() -> None:
         cp.get_default_pinned_memory_pool().free_all_blocks()
 
 
-def run_extras(full: bool = True, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Run every extra; a failing one records its traceback instead."""
+def run_extras(
+    full: bool = True,
+    log: Callable[[str], None] = print,
+    names: list[str] | None = None,
+) -> dict[str, Any]:
+    """Run every extra (or those ``names``); a failing one records its
+    traceback instead."""
     out: dict[str, Any] = {}
     for name, fn in EXTRAS.items():
+        if names is not None and name not in names:
+            continue
         log(f"extra {name} ...")
         start = time.perf_counter()
         try:

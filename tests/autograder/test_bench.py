@@ -5,10 +5,12 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 
 import pytest
 
 from autograder.cli import main
+from autograder.lessons import REPO_ROOT
 from autograder.measure import bench
 from course.recorded import load_recorded, recorded_rows, recorded_sweep
 
@@ -204,3 +206,43 @@ def test_gpu_check_skips_a_lesson_whose_package_is_missing(monkeypatch):
     )
     assert gpu_check.missing_packages("09_kernels") == ["numba-cuda"]
     assert gpu_check.missing_packages("04_call_magic") == []
+
+
+def test_gpu_check_only_runs_those_days_and_their_extras(tmp_path, capsys):
+    from autograder.measure.gpu_check import gpu_check
+    from autograder.measure.gpu_kernels import EXTRAS
+
+    out = tmp_path / "gpu"
+    assert gpu_check(out, quick=True, only=["04"]) == 0
+    report = json.loads((out / "gpu-check.json").read_text(encoding="utf-8"))
+    assert list(report["lessons"]) == ["04_call_magic"] and report["bench"] is None
+    extras = json.loads((out / "extras.json").read_text(encoding="utf-8"))
+    assert set(extras) == set(EXTRAS)
+    assert all("skipped" in extras[name] for name in EXTRAS)  # no GPU here
+    with pytest.raises(ValueError, match="names no lesson"):
+        gpu_check(out, only=["99"])
+
+
+@pytest.mark.slow
+def test_day09_gpu_extras_run_on_numbas_simulator():
+    """The numba extras' code paths, dry-run on numba's CUDA simulator."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json\n"
+        "from autograder.measure import gpu_kernels as g\n"
+        "g.SIZES[False], g.GRADIENT, g.REPEAT = (256,), (300, 3), 1\n"
+        "print(json.dumps([g.numba_launch(False), g.day09_kernels(False)]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}, cwd=REPO_ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    launch, kernels = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [r["mode"] for r in launch["rows"]] == ["sync_once", "sync_each"]
+    assert [r["kernel"] for r in kernels["rows"]] == [
+        "saxpy_kernel", "reduce_sum", "fused_gradient_kernel (atomics)",
+    ]  # fmt: skip
+    assert all(r["median_s"] > 0 for r in kernels["rows"])
