@@ -45,11 +45,12 @@ print(f"torch {torch.__version__}, numpy {np.__version__}")
 # %% [markdown]
 # ## 1. Why GPUs?
 #
-# A CPU has a handful of powerful cores, each fast at anything, one step after
-# another. A GPU has thousands of simple cores that all apply the *same* operation to
-# different elements at once. Think of one brilliant professor against ten thousand
-# pupils: for one hard sum the professor wins; to add a million pairs of numbers the
-# pupils win, as long as somebody carries the million pairs into their classroom
+# A CPU has a handful of powerful cores (section 4 prints how many this machine
+# has), each able to run any program, one step after another. A GPU has thousands
+# of simple cores that all apply the *same* operation to different elements at
+# once. Think of one brilliant professor against ten thousand pupils: for one hard
+# sum the professor wins; to add a million pairs of numbers the pupils win, as
+# long as somebody carries the million pairs into their classroom
 # first (that carrying is the host-to-device copy, and it is never free).
 #
 # You can see the same idea on the CPU alone. A Python loop handles one element at a
@@ -86,8 +87,7 @@ show("01_loop_vs_vector")
 # PyTorch names every place a tensor can live with a `torch.device`: `"cpu"`,
 # `"cuda"` (NVIDIA GPUs, numbered `cuda:0`, `cuda:1`, ...; plain `"cuda"` means
 # the *current* CUDA device, GPU 0 unless `torch.cuda.set_device` changed it) or
-# `"mps"` (Apple silicon). These questions are cheap and never fail, even without
-# a GPU:
+# `"mps"` (Apple silicon). These questions never fail, even without a GPU:
 
 # %%
 print("CUDA available:", torch.cuda.is_available())
@@ -201,8 +201,9 @@ submit(_got)
 # ## 4. Describing a device
 #
 # Knowing *that* there is a GPU is not enough: its memory decides how big a model or
-# batch fits, and its compute capability decides which features (for example fast
-# half-precision matrix units) it has. `torch.cuda.get_device_properties(i)` returns
+# batch fits, and its compute capability decides which features (for example
+# half-precision tensor cores) it has (CUDA C++ Programming Guide, "Compute
+# Capabilities"). `torch.cuda.get_device_properties(i)` returns
 # an object with `.name`, `.total_memory` (bytes), `.major`, `.minor` and
 # `.multi_processor_count` (the number of streaming multiprocessors, each a group
 # of simple cores). Unlike the questions above, it needs a CUDA device: without
@@ -295,9 +296,10 @@ submit(_got)
 # %% [markdown]
 # ## 5. How much memory is left?
 #
-# Total memory is what the card has; *free* memory is what you can still use, after
-# the driver, other programs and PyTorch's own caching allocator have taken their
-# share. `torch.cuda.mem_get_info(i)` returns `(free_bytes, total_bytes)` and
+# Total memory is what the card has; *free* memory is what you can still use,
+# after the driver, other programs and PyTorch's own caching allocator have taken
+# their share (PyTorch documentation, "CUDA semantics", memory management).
+# `torch.cuda.mem_get_info(i)` returns `(free_bytes, total_bytes)` and
 # `torch.cuda.memory_allocated(i)` the bytes held by live tensors of this process.
 #
 # ### Task 1.3 - `gpu_memory_report`

@@ -476,8 +476,8 @@ print(f"seed 004's laptop GPU at 10,000 samples: "
 # So the direction of the seed's story reproduces; its size depends on the data
 # and on the GPU. Seed 000 does not name its GPU. On one with less bandwidth and
 # a slower bus than the H200, the naive port may stay slower than NumPy at larger
-# sizes too. That is an inference, not a measurement: only the H200 has been
-# measured here.
+# sizes too (the modelled figures printed above give its size per GPU). That is
+# an inference, not a measurement: only the H200 has been measured here.
 #
 # The same question for PyTorch, a training loop reading its loss every epoch or
 # not (`course bench`), recorded on the H200. There the three ways differ little:

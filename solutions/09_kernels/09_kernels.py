@@ -19,13 +19,13 @@
 # - fuse Day 06's gradient step into one kernel with atomics, check it against
 #   NumPy, and count the launches and temporaries it saves.
 #
-# **No GPU needed.** numba's CUDA simulator runs the same kernel source on the
-# CPU, one Python thread per CUDA thread. It checks correctness: wrong indices,
+# **No GPU needed.** numba's CUDA simulator runs the same kernel source on the CPU,
+# one Python thread per CUDA thread. It checks correctness: wrong indices,
 # out-of-bounds accesses (with the thread and block that made them) and, with
-# `course.cudasim.race_check`, races. It cannot show speed (section 2 times it
-# against NumPy), so keep launches small. Nor does it compile: it runs your
-# kernel as Python, so it would also run a NumPy call such as `np.dot` inside a
-# kernel, which the CUDA compiler refuses. Inside kernels use only indexing,
+# `course.cudasim.race_check`, races. It cannot show speed (section 2 prints the
+# simulator's time against NumPy's), so keep launches small. Nor does it compile: it
+# runs your kernel as Python, so it would also run a NumPy call such as `np.dot`
+# inside a kernel, which the CUDA compiler refuses. Inside kernels use only indexing,
 # arithmetic, `math` functions and `cuda.*` calls, as this lesson does.
 
 # %%
@@ -249,7 +249,9 @@ submit(_got)
 # Between steps, every thread must wait until the others have written:
 # `cuda.syncthreads()` is that barrier. Forget one and a thread may read a
 # neighbour's element before the neighbour wrote it. On a GPU, and in a plain
-# simulator run, that wrong sum comes *sometimes*, depending on timing.
+# simulator run, that wrong sum comes *sometimes*, depending on timing (the CUDA
+# C++ Programming Guide, "Synchronization Functions": without the barrier,
+# reads and writes of shared memory race).
 # `race_check` records which thread wrote and read each element between two
 # barriers, so it fails such a kernel on every run. It also fails a barrier
 # that only some threads reach (an early `return`): on a real GPU that "is

@@ -256,7 +256,8 @@ show("10_launches_per_epoch")
 # ## 2. `torch.compile` and CUDA graphs (shown, not graded)
 #
 # `torch.compile` traces a function into a graph and generates fused kernels
-# for it (on the CPU: C++ loops; on a GPU: Triton kernels). Its first call
+# for it (on the CPU: C++ loops; on a GPU: Triton kernels; PyTorch
+# documentation, "TorchInductor"). Its first call
 # compiles, which takes seconds (17.4 s for the tiny network below, measured on
 # the course's 2-core test machine on 2026-12-01; the cell prints your time),
 # too slow to repeat in every graded notebook, so grading skips this cell
@@ -308,7 +309,8 @@ for key in ("t4", "h200"):
 # ## 3. Precision: float64, float32, bfloat16
 #
 # Fewer bits per number means less memory traffic and, on GPUs with the units
-# for it, more arithmetic per second, and less precision: float64 keeps 52 bits
+# for it, more arithmetic per second (the spec sheets' TFLOP/s per format; the
+# recorded H200 figures below), and less precision: float64 keeps 52 bits
 # of mantissa, float32 23, bfloat16 7. What that costs a model is measured here
 # on Day 08's regression network (`[5, 32, 1]`, ReLU, full-batch gradient
 # descent, lr 0.005, 500 epochs: Day 08's first checkpoint) trained in
@@ -351,7 +353,8 @@ spread = max(m for m, _ in runs["float64"]) - min(m for m, _ in runs["float64"])
 print(f"spread of float64's test MSE across seeds: {spread:.3f}")
 
 # %% [markdown]
-# The speed side needs a GPU. Spec sheets give FP64 at **1/64** of FP32 on
+# Timing the speed side needs a GPU; here it comes from spec sheets and a
+# recorded run. Spec sheets give FP64 at **1/64** of FP32 on
 # NVIDIA's consumer Ampere cards (seed 004's RTX 3050 Laptop) and **1/32** on the
 # T4. Data-centre cards (A100, H100, H200) run float64 *matrix products* on FP64
 # tensor cores, at about their FP32 rate: the recorded H200 run (2026-11-30)
@@ -482,9 +485,9 @@ submit(_got)
 #
 # **Two allocators.** Freeing a tensor does not return its memory to the
 # driver: PyTorch's caching allocator keeps the block for the next tensor of a
-# similar size. PyTorch's documentation (CUDA semantics, "Memory management")
-# gives the reason: the cache allows fast deallocation without device
-# synchronisations.
+# similar size (PyTorch documentation, CUDA semantics, "Memory management").
+# The same section gives the reason: the cache allows fast deallocation without
+# device synchronisations.
 #
 # - `torch.cuda.memory_allocated()`: bytes held by live tensors;
 #   `torch.cuda.memory_reserved()`: bytes the cache holds (live or not);
@@ -493,8 +496,9 @@ submit(_got)
 # - CuPy has the same idea: `cupy.get_default_memory_pool()` with `used_bytes()`,
 #   `total_bytes()` and `free_all_blocks()`.
 # - `nvidia-smi` reports what the *driver* gave each process: the reserved
-#   memory plus the CUDA context, so it stays high after your tensors are gone.
-#   That is the cache working, not a leak.
+#   memory plus the CUDA context, so it stays high after your tensors are gone
+#   (the same documentation section: the memory the allocator keeps "will still
+#   show as if used in nvidia-smi"). That is the cache working, not a leak.
 #
 # **What a training step holds at its peak**, as this lesson counts it:
 #
@@ -603,7 +607,8 @@ submit(_got)
 # The measured peak also holds what this lesson's count leaves out: while
 # backward runs, the gradients of the activations (for the network below, each
 # 4,096 x 1,024 float32 numbers, 16 MiB), the allocator's rounding to 512-byte
-# blocks, and library workspaces. No recorded GPU run of this cell exists yet;
+# blocks (PyTorch's source documentation, c10/cuda/CUDACachingAllocator.cpp,
+# kMinBlockSize), and library workspaces. No recorded GPU run of this cell exists yet;
 # here it says what it would do.
 
 # %%
