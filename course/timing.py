@@ -14,11 +14,12 @@ numbers are measured the same way.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,6 +195,23 @@ def _interval(logs: list[float]) -> tuple[float, float]:
     return mean, t * statistics.stdev(logs) / n**0.5
 
 
+@contextlib.contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Run torch on one thread inside the block (if torch is loaded): small
+    operations on several threads time the thread pool more than the work, and
+    a busy machine's other programs more than either."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def compare(
     variants: dict[str, Callable[[], Any]],
     baseline: str,
@@ -238,14 +256,11 @@ def compare(
         raise ValueError(f"baseline {baseline!r} is not one of {sorted(variants)}")
     if min_rounds < 2:
         raise ValueError("compare needs min_rounds >= 2 (an interval needs two)")
-    torch = sys.modules.get("torch") if one_thread else None
-    threads = torch.get_num_threads() if torch is not None else None
-    if torch is not None:
-        torch.set_num_threads(1)
+    threads = one_torch_thread() if one_thread else contextlib.nullcontext()
     names = list(variants)
     times: dict[str, list[float]] = {name: [] for name in names}
     others = [n for n in names if n != baseline]
-    try:
+    with threads:
         for fn in variants.values():  # warm-up, once each
             fn()
         start = clock()
@@ -266,9 +281,6 @@ def compare(
             narrow = all(math.exp(w) - 1 <= within for w in widths)
             if rounds >= min_rounds and (narrow or clock() - start >= seconds):
                 break
-    finally:
-        if torch is not None:
-            torch.set_num_threads(threads)
     ratios = []
     for name in others:
         mean, width = _interval(logs[name])

@@ -183,3 +183,17 @@ def test_compare_runs_torch_on_one_thread_and_gives_the_threads_back():
 def test_compare_rejects_an_unknown_baseline_with_the_names_it_has():
     with pytest.raises(ValueError, match="'X' is not one of"):
         compare({"A": lambda: None}, "X")
+
+
+def test_one_torch_thread_holds_torch_to_one_thread_and_restores_it():
+    import torch
+
+    from course.timing import one_torch_thread
+
+    before = torch.get_num_threads()
+    with one_torch_thread():
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with pytest.raises(RuntimeError), one_torch_thread():
+        raise RuntimeError("restored even so")
+    assert torch.get_num_threads() == before
