@@ -28,10 +28,10 @@ from autograder.grading.kernel.forked import KERNEL_START_FAILED
 from autograder.lessons import releases
 from autograder.lessons.conventions import LessonId, grade_id, nbgrader_meta
 
-#: Failures a job tries once more, cold, for they are not the submission's:
+#: Failures a job tries once more, cold, for they may not be the submission's:
 #: the kernel died before it ran a line of it (a fork under heavy load), or the
-#: client read a message signed with another kernel's key (seen once, in a
-#: red-team batch under heavy load: two kernels on one port, we believe).
+#: client read a malformed message (the IOPub gate replaces those with a notice,
+#: :mod:`autograder.grading.chain.iopub_gate`; this covers kernels without it).
 NOT_THE_SUBMISSIONS = (KERNEL_START_FAILED, "Invalid Signature")
 
 #: The math libraries' thread counts, which a job sets for its kernel.

@@ -701,12 +701,19 @@ for i, n in enumerate(SIZES):
     print(row)
 if gpu_times:
     print("GPU ahead from n =", crossover_size(SIZES, cpu_times, gpu_times))
-plot_crossover(SIZES, cpu_times, gpu_times or None, size_label="matrix size n")
-show("03_crossover")
-for run in load_recorded("bench"):
+ax = plot_crossover(SIZES, cpu_times, gpu_times or None, size_label="matrix size n",
+                    cpu_label="this machine's CPU (one thread)",
+                    gpu_label=f"this machine's {device}")
+for run in load_recorded("bench"):  # beside it: the same sweep on a recorded GPU
     sizes, cpu_s, gpu_s = recorded_sweep(run, "matmul", "torch")
     if sizes:
         print(f"{run.label}: GPU ahead from n =", crossover_size(sizes, cpu_s, gpu_s))
+        gpu_name = run.label.removeprefix("recorded on ").split(",")[0]
+        plot_crossover(sizes, cpu_s, gpu_s, ax=ax, size_label="matrix size n",
+                       cpu_label=f"the {gpu_name}'s host CPU (recorded)",
+                       gpu_label=f"{run.label}")
+ax.set_title("One n x n matmul: this machine, and a recorded GPU run")
+show("03_crossover")
 
 # %% [markdown]
 # ## Summary

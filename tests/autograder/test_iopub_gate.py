@@ -54,13 +54,17 @@ nodelay = [s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in gate._s
 sender.stdin.write("bye\n"); sender.stdin.flush(); sender.wait()
 gate.close()
 print(json.dumps({"got": got, "grew_kib": grew, "dropped": gate.dropped,
-                  "nodelay": nodelay}))
+                  "nodelay": nodelay, "malformed": gate.malformed}))
 """
 
 
 def _through_gate(size: int) -> dict:
+    return _through_gate_with(_SENDER, size)
+
+
+def _through_gate_with(sender: str, size: int = 0) -> dict:
     proc = subprocess.run(
-        [sys.executable, "-c", _RECEIVER, str(size), _SENDER],
+        [sys.executable, "-c", _RECEIVER, str(size), sender],
         cwd=REPO_ROOT,
         env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"},
         capture_output=True,
@@ -163,3 +167,38 @@ def test_the_notice_stays_small_whatever_the_parent_header_holds():
         assert b'"msg_id": "abc"' in gate._notice(frames, 10**9)
     finally:
         gate.close()
+
+
+#: A kernel whose send broke off mid-message (a process limit used up by the
+#: notebook stopped pyzmq between frames): the next message's frames are
+#: appended to the broken one, so one multipart message holds both.
+_BROKEN_SENDER = r"""
+import sys, time, zmq
+from jupyter_client.session import Session
+s = Session(key=b"k" * 32)
+pub = zmq.Context().socket(zmq.PUB)
+print(pub.bind_to_random_port("tcp://127.0.0.1"), flush=True)
+sys.stdin.readline()
+time.sleep(0.3)
+parent = s.msg_header("execute_request")
+def send(text):
+    s.send(pub, "stream", {"name": "stdout", "text": text}, parent=parent,
+           ident=b"kernel.1.stream")
+send("before\n")
+broken = s.serialize(s.msg("display_data", {"data": {}}, parent=parent),
+                     ident=[b"kernel.1.display_data"])
+for frame in broken[:-1]:  # the content frame never went out
+    pub.send(frame, zmq.SNDMORE)
+send("middle\n")
+send("after\n")
+sys.stdin.readline()
+"""
+
+
+def test_a_message_broken_off_mid_send_is_replaced_by_a_notice():
+    out = _through_gate_with(_BROKEN_SENDER)
+    texts = [text for _, text, _ in out["got"]]
+    assert texts[0] == "before\n" and texts[2] == "after\n"
+    assert texts[1].startswith("[a malformed output message from the kernel")
+    assert out["got"][1][0] == "stderr" and out["malformed"] == 1
+    assert len({parent for _, _, parent in out["got"]}) == 1

@@ -12,7 +12,11 @@ TCP relay in a thread of the grader that speaks just enough ZMTP 3 (the ZeroMQ
 wire protocol: a 64-byte greeting, then frames of ``flags, size, body``) to
 measure each message as its frames arrive:
 
-- a message up to ``limit`` bytes is passed on unchanged, in order;
+- a message up to ``limit`` bytes is passed on unchanged, in order, if it
+  carries the session's signature; one that does not (its frames mixed with
+  another message's, when a kernel's send broke off mid-message, say after
+  the notebook used up its process limit) is replaced by a notice, so the
+  client never fails on a malformed message;
 - a larger one is never held: its frames are skipped as they stream past (a
   fixed-size buffer), and in its place the client receives a ``stream`` message
   on stderr, signed with the session's key, with the same parent (so it lands
@@ -29,6 +33,7 @@ client's subscription) is passed through as is.
 
 from __future__ import annotations
 
+import hmac
 import json
 import socket
 import struct
@@ -44,6 +49,13 @@ _MAX_COMMAND = 1 << 16  # bytes: a READY or PING command is far smaller
 _MAX_FRAMES = 1024  # per message: a Jupyter message has a dozen at most
 _MAX_PARENT = 1 << 16  # bytes of a dropped message's parent header read back
 _PARENT_KEYS = ("msg_id", "msg_type", "session", "username", "date", "version")
+
+
+MALFORMED = (
+    "[a malformed output message from the kernel was left out: its frames did not "
+    "carry the session's signature (a process of the notebook's may have broken "
+    "the kernel's sending, for example by using up the process limit)]"
+)
 
 
 class _Closed(Exception):
@@ -108,6 +120,7 @@ class IOPubGate:
         self.ip, self.kernel_port = ip, kernel_port
         self.session, self.limit = session, limit
         self.dropped: list[int] = []
+        self.malformed = 0  # messages whose signature did not hold: left out
         self._listener = socket.create_server((ip, 0))
         self.port: int = self._listener.getsockname()[1]
         self._sockets: list[socket.socket] = []
@@ -214,10 +227,32 @@ class IOPubGate:
             frames.append(_read_exact(kernel, size))
             if not flags & _MORE:
                 break
+        if not self._signed(frames):
+            self.malformed += 1
+            notice = self._notice(frames, total, MALFORMED)
+            if notice:
+                client.sendall(notice)
+            return
         last = len(frames) - 1
         client.sendall(b"".join(frame_bytes(f, i < last) for i, f in enumerate(frames)))
 
-    def _notice(self, frames: list[bytes], total: int) -> bytes | None:
+    def _signed(self, frames: list[bytes]) -> bool:
+        """Whether a whole message carries the session's signature over its
+        header, parent, metadata and content (always, without a key)."""
+        if getattr(self.session, "auth", None) is None:
+            return True
+        try:
+            at = frames.index(DELIMITER)
+        except ValueError:
+            return False
+        if len(frames) < at + 6:
+            return False
+        expected = self.session.sign(frames[at + 2 : at + 6])
+        return hmac.compare_digest(frames[at + 1], expected)
+
+    def _notice(
+        self, frames: list[bytes], total: int, why: str | None = None
+    ) -> bytes | None:
         """A signed stream message that says what was left out, or None.
 
         Only a few short fields of the dropped message's parent header are
@@ -233,10 +268,11 @@ class IOPubGate:
                 for key, value in parent.items()
                 if key in _PARENT_KEYS and isinstance(value, str) and len(value) <= 256
             }
-            text = (
+            text = why or (
                 f"[an output of {total:,} bytes was left out: the limit is "
-                f"{self.limit:,} bytes per message]\n"
+                f"{self.limit:,} bytes per message]"
             )
+            text += "\n"
             msg = self.session.msg("stream", {"name": "stderr", "text": text}, parent)
             out = self.session.serialize(msg, ident=topics or None)
         except Exception:  # noqa: BLE001 - no notice rather than a dead relay
