@@ -32,6 +32,30 @@ def _normalise(path: Path) -> None:
     write_notebook(nb, path)
 
 
+def _drafts(kept: Path, current: str) -> list[Path]:
+    """Kept releases of one lesson that no commit holds and that are not the
+    current one: drafts made while a lesson was being edited, never published
+    from this repository. None where ``kept`` is not in a git checkout."""
+    import subprocess
+
+    if not kept.is_dir():
+        return []
+    try:
+        listed = subprocess.run(
+            ["git", "ls-tree", "-r", "--name-only", "HEAD", "--", "."], cwd=kept,
+            capture_output=True,
+            text=True, timeout=30, check=True,
+        ).stdout.split()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return []
+    committed = {Path(name).parts[0] for name in listed}
+    return [
+        folder
+        for folder in sorted(kept.iterdir())
+        if folder.is_dir() and folder.name not in committed | {current}
+    ]
+
+
 def release(
     lessons: list[str] | None = None,
     out_dir: Path | None = None,
@@ -75,6 +99,10 @@ def release(
             shutil.copytree(released, target)
             written += sorted(target.rglob("*.ipynb"))
             log(f"released {released.name} -> {target} (release {digest})")
+            for gone in _drafts(keep / released.name, digest):
+                shutil.rmtree(gone)
+                log(f"removed {gone}: a release made since the last commit and "
+                    "replaced before it was committed")  # fmt: skip
     if probe:
         from autograder.publish.probe import run_probe
 

@@ -134,3 +134,20 @@ def test_release_keeps_a_release_once(tmp_path):
         source.read_bytes()
     )
     assert [p.name for p in (tmp_path / "keep" / LESSON).iterdir()] == [first]
+
+
+def test_release_removes_drafts_no_commit_holds(tmp_path):
+    import subprocess
+
+    from autograder.publish.release import _drafts
+
+    kept = tmp_path / "releases" / LESSON
+    for name in ("published", "draft", "current"):
+        (kept / name).mkdir(parents=True)
+        (kept / name / "f").write_text(name)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "releases/01_devices/published"], check=True)
+    subprocess.run([*git, "commit", "-qm", "published"], check=True)
+    assert _drafts(kept, "current") == [kept / "draft"]
+    assert _drafts(tmp_path / "elsewhere", "current") == []
