@@ -166,7 +166,7 @@ def run(
                 Result(
                     job.student, job.lesson, "error", digest=job.digest,
                     message=f"the grading worker failed: {type(exc).__name__}: "
-                    f"{exc}"[:500],
+                    f"{exc}"[:500], release=job.rules,
                 )
             )  # fmt: skip
         result = graded.result

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -100,7 +101,8 @@ def stamp_of(notebook: Any) -> str | None:
         found = notebook["metadata"][META][STAMP]["digest"]
     except (KeyError, TypeError):
         return None
-    return found if isinstance(found, str) and found.isalnum() else None
+    ok = isinstance(found, str) and re.fullmatch(r"[0-9a-f]{16}", found)
+    return found if ok else None
 
 
 def stamp(path: Path, lesson: str, keep: Path = RELEASES) -> str:
@@ -181,7 +183,11 @@ def resolve(
     if stamp is None:
         return Rules(lesson, None, None, "carry no release stamp", now)
     root = kept / lesson / stamp
-    if (root / "solutions" / lesson / f"{lesson}.py").is_file():
+    try:
+        found = (root / "solutions" / lesson / f"{lesson}.py").is_file()
+    except OSError:  # a name the file system refuses: not kept
+        found = False
+    if found:
         return Rules(lesson, root, stamp, f"were released as {stamp}", stamp)
     note = f"carry release {stamp}, which is not kept"
     return Rules(lesson, None, stamp, note, now)

@@ -32,6 +32,7 @@ import statistics
 import time
 from dataclasses import replace
 
+import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from torch import nn
@@ -390,17 +391,41 @@ for name, result in per_epoch.items():
           f"{NUM_EPOCHS} epochs ({device})")
 for ratio in ratios:
     print(f"against history on device, {ratio}")
-rounds = ratios[0].rounds
-plot_timings(per_epoch, unit="us",
-             title=f"Time per epoch on {device} (median; whiskers: quartiles of "
-                   f"{rounds} interleaved rounds)")
-show("03_sync_variants")
+recorded_ratio, recorded_label = {}, None
 for run in load_recorded("bench"):
     print(f"\n{run.label} (Iris MLP, the same three ways):")
-    for row in recorded_rows(run, "sync_trap"):
-        if row["device"] != "cpu":
-            print(f"  {row['variant']:>20}: {row['s_per_epoch'] * 1e6:8.1f} µs/epoch, "
-                  f"{row['syncs']:5d} syncs over {row['epochs']} epochs")
+    gpu_rows = {row["variant"]: row for row in recorded_rows(run, "sync_trap")
+                if row["device"] != "cpu"}
+    for row in gpu_rows.values():
+        print(f"  {row['variant']:>20}: {row['s_per_epoch'] * 1e6:8.1f} µs/epoch, "
+              f"{row['syncs']:5d} syncs over {row['epochs']} epochs")
+    if "history_on_device" in gpu_rows:
+        base = gpu_rows["history_on_device"]["s_per_epoch"]
+        recorded_label = run.label
+        for key, name in (("item_every_epoch", "item() every epoch"),
+                          ("item_every_100", "item() every 100")):
+            if key in gpu_rows:
+                recorded_ratio[name] = gpu_rows[key]["s_per_epoch"] / base
+
+# Each way against history on device: this machine's ratio with its 95% interval
+# (a bar that reaches 1 is no difference), and the recorded GPU's beside it.
+fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+names = [r.name for r in ratios]
+for i, r in enumerate(ratios):
+    ax.errorbar(i - 0.1, r.ratio, yerr=[[r.ratio - r.low], [r.high - r.ratio]],
+                fmt="o", color="C0", capsize=5,
+                label=f"this machine ({device}), 95% interval" if i == 0 else None)
+for i, name in enumerate(names):
+    if name in recorded_ratio:
+        ax.plot(i + 0.1, recorded_ratio[name], "s", color="C1",
+                label=recorded_label if i == 0 else None)
+ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
+ax.set_xticks(range(len(names)), names)
+ax.set_xlim(-0.6, len(names) - 0.4)
+ax.set_ylabel("time per epoch / history on device")
+ax.set_title("Reading the loss: each way against keeping it on the device")
+ax.legend(fontsize="small")
+show("03_sync_variants")
 
 # %% [markdown]
 # ### What a GPU would do with this loop: a model

@@ -45,8 +45,9 @@ def test_the_stamp_picks_the_rules(tmp_path):
 def test_a_stamp_that_is_not_a_digest_is_none(tmp_path):
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     assert releases.stamp_of(nb) == releases.current(LESSON)
-    nb["metadata"]["course"]["release"]["digest"] = "../../etc"
-    assert releases.stamp_of(nb) is None
+    for forged in ("../../etc", "a" * 300, "ABCDEF0123456789", "٣" * 16):
+        nb["metadata"]["course"]["release"]["digest"] = forged
+        assert releases.stamp_of(nb) is None, forged
     assert releases.stamp_of(tmp_path / "missing.ipynb") is None
 
 
@@ -151,3 +152,37 @@ def test_release_removes_drafts_no_commit_holds(tmp_path):
     subprocess.run([*git, "commit", "-qm", "published"], check=True)
     assert _drafts(kept, "current") == [kept / "draft"]
     assert _drafts(tmp_path / "elsewhere", "current") == []
+
+
+def test_a_gradebook_batch_refuses_releases_with_other_cells_or_points():
+    from autograder.classgrade.request import _one_definition
+
+    same = ({"01-a-test": 1.0}, {})
+    _one_definition({LESSON: {"current": same, "5a3c5cca0bfd6445": same}})
+    with pytest.raises(ValueError, match="one definition per lesson"):
+        _one_definition({LESSON: {"current": same, "0ld": ({"01-a-test": 2.0}, {})}})
+
+
+@pytest.mark.slow
+def test_a_kept_release_that_fails_falls_back_to_the_current_one(tmp_path, monkeypatch):
+    kept = tmp_path / "releases"
+    broken = kept / LESSON / "0123456789abcdef"
+    source = broken / "solutions" / LESSON / f"{LESSON}.py"
+    source.parent.mkdir(parents=True)
+    text = find_lesson(LESSON).read_text(encoding="utf-8")
+    source.write_text(text + '\n# %%\nraise RuntimeError("broken")\n', "utf-8")
+    (broken / "notebooks" / LESSON).mkdir(parents=True)
+    shutil.copyfile(NOTEBOOK, broken / "notebooks" / LESSON / NOTEBOOK.name)
+    monkeypatch.setattr(releases, "RELEASES", kept)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    path = submission(LESSON, folder / f"ann_{LESSON}.ipynb")
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb["metadata"]["course"]["release"]["digest"] = broken.name
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    report = grade_class(folder, LESSON, out_dir=tmp_path / "out", jobs=1,
+                         progress=False)  # fmt: skip
+    (ann,) = report.results
+    assert (ann.status, ann.score) == ("graded", 12.0)
+    assert ann.release == releases.current(LESSON)
+    assert any("could not be prepared" in p for p in report.problems)
