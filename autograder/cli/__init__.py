@@ -131,10 +131,15 @@ def _gpu_compare(args: argparse.Namespace) -> int:
 
 
 def _model_check(args: argparse.Namespace) -> int:
-    from autograder.measure.model_fit import model_check
+    from autograder.measure.model_fit import bench_file, model_check
 
     folder = Path(args.folder)
-    if not (folder / "extras.json").is_file() or not list(folder.glob("bench--*")):
+    try:
+        bench_file(folder)
+        found = (folder / "extras.json").is_file()
+    except FileNotFoundError:
+        found = False
+    if not found:
         print(f"error: {folder} is not a `make gpu-check` run (no extras.json and "
               "bench--*.json); try docs/gpu-runs/2026-11-30-nvidia-h200",
               file=sys.stderr)  # fmt: skip

@@ -24,20 +24,76 @@ from course.gpumodel import host_cost
 BURSTS = 15
 
 
-def _shape(run: Callable[[], Any], steps: int, samples: int = 1) -> dict[str, Any]:
-    """The loop's operations per step: ``[name, part, flops, bytes]`` each,
-    per sample (``samples`` in the traced batch)."""
+def _ops(run: Callable[[], Any], steps: int) -> list[Any]:
     from course import gpumodel
 
-    found = gpumodel.trace(run)
-    ops = [e for e in found.events if e.kind == "op"]
-    per_step = len(ops) // steps
-    return {
-        "ops": [
-            [e.name, e.part, e.flops / samples, e.bytes / samples]
-            for e in ops[:per_step]
-        ],
+    found = [e for e in gpumodel.trace(run).events if e.kind == "op"]
+    return found[: len(found) // steps]
+
+
+def _shape(
+    run: Callable[[int], Callable[[], Any]], steps: int, sizes: tuple[int, ...]
+) -> dict[str, Any]:
+    """The loop's operations per step, ``[name, part, flops, flops per sample,
+    bytes, bytes per sample]`` each: ``run(n)`` is the loop on ``n`` samples,
+    traced at each of ``sizes`` (two sizes separate what grows with the batch
+    from what does not, such as an update of the weights; one size: all fixed)."""
+    traced = [_ops(run(n), steps) for n in sizes]
+    ops = []
+    for events in zip(*traced):
+        first = events[0]
+        if len(sizes) == 2:
+            (n1, n2), (a, b) = sizes, events
+            per_flops = (b.flops - a.flops) / (n2 - n1)
+            per_bytes = (b.bytes - a.bytes) / (n2 - n1)
+        else:
+            n1, per_flops, per_bytes = sizes[0], 0.0, 0.0
+        ops.append([
+            first.name, first.part, first.flops - per_flops * n1, per_flops,
+            first.bytes - per_bytes * n1, per_bytes,
+        ])  # fmt: skip
+    return {"ops": ops}
+
+
+def reshape(path: Path) -> None:
+    """Recompute the ``ops`` of a host-costs file (deterministic), keeping its
+    timings."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data["loops"] = {
+        name: {**loop, **shapes()[name]} for name, loop in data["loops"].items()
     }
+    Path(path).write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+def shapes() -> dict[str, dict[str, Any]]:
+    """Each loop's operations (:func:`_shape`), by loop name."""
+    import torch
+
+    from autograder.lessons.code import lesson_namespace
+    from autograder.measure.bench.sync_trap import _trap_loop
+    from autograder.measure.gpu_model_check import _iris_epochs, _iris_setup
+
+    setup = _iris_setup(torch.device("cpu"))
+    found = {
+        "seed_iris": _shape(lambda n: lambda: _iris_epochs(setup, 10, None), 10,
+                            (120,)),
+        "sync_trap": _shape(lambda n: _trap_loop(torch.device("cpu"), 10, None), 10,
+                            (120,)),
+    }  # fmt: skip
+    lesson = lesson_namespace("08_neural_network")
+    for sizes in MLP_SIZES:
+
+        def run(n: int, sizes: list[int] = sizes) -> Callable[[], Any]:
+            model = lesson["torch_copy"](lesson["init_params"](sizes, seed=0))
+            X, y = torch.randn(n, sizes[0]), torch.randn(n, sizes[-1])
+            return lambda: lesson["torch_train"](model, X, y, lr=1e-3, num_epochs=2)
+
+        found[f"mlp_torch {sizes}"] = _shape(run, 2, (64, 128))
+    return found
+
+
+MLP_SIZES = ([5, 32, 1], [20, 128, 128, 1], [20, 256, 256, 1], [20, 1024, 1024, 1])
+"""The PyTorch MLPs of the bench (quick and gpu-check modes)."""
 
 
 def measure(bursts: int = BURSTS) -> dict[str, Any]:
@@ -64,17 +120,12 @@ def measure(bursts: int = BURSTS) -> dict[str, Any]:
         setup = _iris_setup(torch.device("cpu"))
         loops["seed_iris"] = {
             "cpu_us": host_cost(lambda: _iris_epochs(setup, steps, None), bursts)
-            / steps
-            * 1e6,
-            **_shape(lambda: _iris_epochs(setup, 10, None), 10, 120),
-        }
+            / steps * 1e6,
+        }  # fmt: skip
         trap = _trap_loop(torch.device("cpu"), steps, 100)
-        loops["sync_trap"] = {
-            "cpu_us": host_cost(trap, bursts) / steps * 1e6,
-            **_shape(_trap_loop(torch.device("cpu"), 10, None), 10, 120),
-        }
+        loops["sync_trap"] = {"cpu_us": host_cost(trap, bursts) / steps * 1e6}
         lesson = lesson_namespace("08_neural_network")
-        for sizes in ([5, 32, 1], [20, 256, 256, 1], [20, 1024, 1024, 1]):
+        for sizes in MLP_SIZES:
             tiny = [sizes[0]] + [4] * (len(sizes) - 2) + [sizes[-1]]
             model = lesson["torch_copy"](lesson["init_params"](tiny, seed=0))
             X, y = torch.randn(8, tiny[0]), torch.randn(8, tiny[-1])
@@ -84,18 +135,9 @@ def measure(bursts: int = BURSTS) -> dict[str, Any]:
                 ),
                 bursts,
             )
-            full = lesson["torch_copy"](lesson["init_params"](sizes, seed=0))
-            Xf, yf = torch.randn(64, sizes[0]), torch.randn(64, sizes[-1])
-            loops[f"mlp_torch {sizes}"] = {
-                "cpu_us": cost / 10 * 1e6,
-                **_shape(
-                    lambda m=full, X=Xf, y=yf: lesson["torch_train"](
-                        m, X, y, lr=1e-3, num_epochs=2
-                    ),
-                    2,
-                    64,
-                ),
-            }
+            loops[f"mlp_torch {sizes}"] = {"cpu_us": cost / 10 * 1e6}
+        for name, shape in shapes().items():
+            loops[name].update(shape)
         return {
             "cpu": cpu_name(),
             "date": time.strftime("%Y-%m-%d"),
@@ -110,4 +152,7 @@ def measure(bursts: int = BURSTS) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    Path(sys.argv[1]).write_text(json.dumps(measure(), indent=1), encoding="utf-8")
+    if sys.argv[1:2] == ["--reshape"]:
+        reshape(Path(sys.argv[2]))
+    else:
+        Path(sys.argv[1]).write_text(json.dumps(measure(), indent=1), encoding="utf-8")

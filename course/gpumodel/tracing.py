@@ -114,8 +114,9 @@ class Trace:
         own."""
         if library not in LIBRARIES:
             raise ValueError(f"library must be one of {LIBRARIES}, not {library!r}")
+        part = "bookkeeping" if library == "torch" else ""  # outside autograd
         self.events.append(
-            Event("op", name, float(flops), float(nbytes), dtype, library=library)
+            Event("op", name, float(flops), float(nbytes), dtype, part, library)
         )
 
     def copy(self, direction: str, nbytes: float, library: str = "cupy") -> None:
@@ -196,11 +197,13 @@ class _Recorder(TorchDispatchMode):
             from torch.utils.flop_counter import flop_registry
 
             formula = flop_registry.get(func.overloadpacket)
-            flops = (
-                float(formula(*args, **kwargs, out_val=out))
-                if formula is not None
-                else float(_numel(out))
-            )
+            if name in ("mv", "addmv"):  # torch's counter has no formula for them
+                matrix = args[1] if name == "addmv" else args[0]
+                flops = 2.0 * matrix.numel()
+            elif formula is not None:
+                flops = float(formula(*args, **kwargs, out_val=out))
+            else:
+                flops = float(_numel(out))
             moved = _nbytes(list(args)) + _nbytes(list(kwargs.values())) + _nbytes(out)
             self.events.append(
                 Event("op", name, flops, float(moved), _dtype([*args, out]),

@@ -266,8 +266,9 @@ show("10_launches_per_epoch")
 # it is a trade, not a free win. The launch count is what the *host* is spared:
 # in the cost model of Day 03 (modelled), each operation costs the host the same
 # whatever the kernel computes (your CPU's share of the step, plus CUDA's cost
-# for the operation), so on the small batches both GPUs print nearly the same
-# time: the host sets it. The GPUs part only where the device's own work grows.
+# for the operation), so the two GPUs print the same time at every batch size
+# above: the host sets it, and the right panel shows the GPU idle for most of
+# each epoch.
 #
 # ## 2. `torch.compile` and CUDA graphs (shown, not graded)
 #
