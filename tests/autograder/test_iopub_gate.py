@@ -13,7 +13,7 @@ from autograder.lessons import REPO_ROOT
 # one `size` bytes long; a subscriber reads them through the gate and reports
 # what it got and how much its own peak memory grew. Both in fresh processes,
 # so that the peak measured is the subscriber's alone.
-_SENDER = r"""
+_PUBLISHER = r"""
 import sys, time, zmq
 from jupyter_client.session import Session
 s = Session(key=b"k" * 32)
@@ -22,6 +22,8 @@ print(pub.bind_to_random_port("tcp://127.0.0.1"), flush=True)
 sys.stdin.readline()
 time.sleep(0.3)
 parent = s.msg_header("execute_request")
+"""
+_SENDER = _PUBLISHER + r"""
 for text in ("before\n", "x" * int(sys.argv[1]), "after\n"):
     s.send(pub, "stream", {"name": "stdout", "text": text}, parent=parent,
            ident=b"kernel.1.stream")
@@ -172,15 +174,7 @@ def test_the_notice_stays_small_whatever_the_parent_header_holds():
 #: A kernel whose send broke off mid-message (a process limit used up by the
 #: notebook stopped pyzmq between frames): the next message's frames are
 #: appended to the broken one, so one multipart message holds both.
-_BROKEN_SENDER = r"""
-import sys, time, zmq
-from jupyter_client.session import Session
-s = Session(key=b"k" * 32)
-pub = zmq.Context().socket(zmq.PUB)
-print(pub.bind_to_random_port("tcp://127.0.0.1"), flush=True)
-sys.stdin.readline()
-time.sleep(0.3)
-parent = s.msg_header("execute_request")
+_BROKEN_SENDER = _PUBLISHER + r"""
 def send(text):
     s.send(pub, "stream", {"name": "stdout", "text": text}, parent=parent,
            ident=b"kernel.1.stream")
