@@ -23,12 +23,15 @@ sys.stdin.readline()
 time.sleep(0.3)
 parent = s.msg_header("execute_request")
 """
-_SENDER = _PUBLISHER + r"""
+_SENDER = (
+    _PUBLISHER
+    + r"""
 for text in ("before\n", "x" * int(sys.argv[1]), "after\n"):
     s.send(pub, "stream", {"name": "stdout", "text": text}, parent=parent,
            ident=b"kernel.1.stream")
 sys.stdin.readline()
 """
+)
 _RECEIVER = r"""
 import json, resource, subprocess, sys, time, zmq
 from jupyter_client.session import Session
@@ -174,7 +177,9 @@ def test_the_notice_stays_small_whatever_the_parent_header_holds():
 #: A kernel whose send broke off mid-message (a process limit used up by the
 #: notebook stopped pyzmq between frames): the next message's frames are
 #: appended to the broken one, so one multipart message holds both.
-_BROKEN_SENDER = _PUBLISHER + r"""
+_BROKEN_SENDER = (
+    _PUBLISHER
+    + r"""
 def send(text):
     s.send(pub, "stream", {"name": "stdout", "text": text}, parent=parent,
            ident=b"kernel.1.stream")
@@ -187,6 +192,7 @@ send("middle\n")
 send("after\n")
 sys.stdin.readline()
 """
+)
 
 
 def test_a_message_broken_off_mid_send_is_replaced_by_a_notice():
