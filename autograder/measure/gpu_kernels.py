@@ -31,10 +31,18 @@ GRADIENT = (100_000, 5)
 REPEAT = 7  # timed runs per figure (the median is kept)
 
 
-def _numba_cuda() -> Any:
-    try:
-        from numba import cuda
+ALLOW_SIMULATOR = False
+"""Whether numba's CUDA simulator may stand in for a GPU (the tests' dry run
+only: its timings mean nothing, and full sizes take hours)."""
 
+
+def _numba_cuda() -> Any:
+    """numba's ``cuda`` module on a real GPU, else None."""
+    try:
+        from numba import config, cuda
+
+        if config.ENABLE_CUDASIM and not ALLOW_SIMULATOR:
+            return None
         return cuda if cuda.is_available() else None
     except Exception:  # noqa: BLE001 - numba-cuda missing or no driver
         return None
@@ -56,7 +64,7 @@ def _median_s(fn: Callable[[], Any], sync: Callable[[], Any], repeat: int) -> fl
 def numba_launch(full: bool) -> dict[str, Any]:
     cuda = _numba_cuda()
     if cuda is None:
-        return {"skipped": "no CUDA device for numba"}
+        return {"skipped": "no CUDA device for numba (or its simulator is on)"}
 
     @cuda.jit
     def empty(x):  # noqa: ARG001 - the launch is what is timed

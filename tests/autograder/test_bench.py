@@ -208,11 +208,15 @@ def test_gpu_check_skips_a_lesson_whose_package_is_missing(monkeypatch):
     assert gpu_check.missing_packages("04_call_magic") == []
 
 
-def test_gpu_check_only_runs_those_days_and_their_extras(tmp_path, capsys):
+def test_gpu_check_only_runs_those_days_and_their_extras(tmp_path, monkeypatch):
+    from numba import config as numba_config
+
     from autograder.measure.gpu_check import gpu_check
     from autograder.measure.gpu_kernels import EXTRAS
 
     out = tmp_path / "gpu"
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # as other tests leave it
+    monkeypatch.setattr(numba_config, "ENABLE_CUDASIM", 1)
     assert gpu_check(out, quick=True, only=["04"]) == 0
     report = json.loads((out / "gpu-check.json").read_text(encoding="utf-8"))
     assert list(report["lessons"]) == ["04_call_magic"] and report["bench"] is None
@@ -233,6 +237,7 @@ def test_day09_gpu_extras_run_on_numbas_simulator():
         "import json\n"
         "from autograder.measure import gpu_kernels as g\n"
         "g.SIZES[False], g.GRADIENT, g.REPEAT = (256,), (300, 3), 1\n"
+        "g.ALLOW_SIMULATOR = True\n"
         "print(json.dumps([g.numba_launch(False), g.day09_kernels(False)]))\n"
     )
     done = subprocess.run(
