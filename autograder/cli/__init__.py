@@ -131,7 +131,8 @@ def _gpu_compare(args: argparse.Namespace) -> int:
 
 
 def _model_check(args: argparse.Namespace) -> int:
-    from autograder.measure.model_fit import bench_file, model_check
+    from autograder.measure.model_check import model_check
+    from autograder.measure.model_rows import bench_file
 
     folder = Path(args.folder)
     try:

@@ -157,7 +157,7 @@ def gpu_check(
     except Exception as exc:  # noqa: BLE001 - the numbers matter more than plots
         print(f"bench plots failed: {exc}", flush=True)
     try:
-        from autograder.measure.model_fit import model_check
+        from autograder.measure.model_check import model_check
 
         model_check(out, say=lambda line: print(line, flush=True))
     except Exception as exc:  # noqa: BLE001 - the measurements are kept

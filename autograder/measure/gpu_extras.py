@@ -28,7 +28,7 @@ Days 09 and 10 (:mod:`autograder.measure.gpu_kernels`): ``numba_launch``,
                   timed quietly at a tiny size (``autograder.measure.host_costs``).
 
 ``course gpu-check`` then checks the cost model against the whole run
-(``course model-check``, :mod:`autograder.measure.model_fit`).
+(``course model-check``, :mod:`autograder.measure.model_check`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Seed 004's Iris loop on a GPU (``make gpu-check``); the cost model is checked
-against the whole run by :mod:`autograder.measure.model_fit`."""
+against the whole run by :mod:`autograder.measure.model_check`."""
 
 from __future__ import annotations
 

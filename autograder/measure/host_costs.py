@@ -5,7 +5,7 @@ thread, in short bursts; the cost is the fastest burst's, per step. Beside it:
 the same loop's operations as :func:`course.gpumodel.trace` sees them, by part
 of a training step, and the tiny in-place ``add_`` the launch bench times, so a
 recorded run's CPU can be compared with this one
-(:mod:`autograder.measure.model_fit`).
+(:mod:`autograder.measure.model_rows`).
 
 ``python -m autograder.measure.host_costs OUT.json`` writes them.
 """

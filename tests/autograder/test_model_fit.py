@@ -12,7 +12,7 @@ import torch
 
 from autograder.cli import main
 from autograder.lessons import REPO_ROOT
-from autograder.measure import model_fit
+from autograder.measure import model_check, model_fit, model_rows
 from course import gpumodel
 
 RUN = REPO_ROOT / "docs" / "gpu-runs" / "2026-11-30-nvidia-h200"
@@ -20,7 +20,7 @@ RUN = REPO_ROOT / "docs" / "gpu-runs" / "2026-11-30-nvidia-h200"
 
 @pytest.fixture(scope="module")
 def checked():
-    return model_fit.check(model_fit.rows_of(RUN))
+    return model_fit.check(model_rows.rows_of(RUN))
 
 
 def test_the_model_meets_its_targets_on_the_recorded_run(checked):
@@ -54,11 +54,11 @@ def test_the_course_uses_the_constants_fitted_on_the_run(checked):
 
 
 def test_the_seed_figure_is_never_fitted_on(checked):
-    seed = model_fit.SEED_SECONDS
-    for row in model_fit.rows_of(RUN):
+    seed = model_check.SEED_SECONDS
+    for row in model_rows.rows_of(RUN):
         assert seed not in (row.measured_s, row.measured_s * 20_000)
-    host, _ = model_fit.host_of(RUN)
-    blind = model_fit.blind_seed(host, gpumodel.constant_values())
+    host, _ = model_rows.host_of(RUN)
+    blind = model_check.blind_seed(host, gpumodel.constant_values())
     assert blind["published_s"] == 18.55
     assert blind["modelled_s"] > 0 and blind["error"] == pytest.approx(
         blind["modelled_s"] / 18.55 - 1
