@@ -86,6 +86,18 @@ def grade_command(args: argparse.Namespace) -> int:
     if args.diff:
         from autograder.classgrade import regrade
 
+        ignored = [flag for flag, on in (("--question", args.question),
+                   ("--due", args.due), ("--nbgrader-feedback", args.nbgrader_feedback))
+                   if on]  # fmt: skip
+        if ignored:
+            raise ValueError(
+                f"--diff compares whole results and writes nothing: leave out "
+                f"{', '.join(ignored)}"
+            )
+        if not (Path(args.out) / "results").is_dir():
+            print(f"note: {args.out} holds no results yet: every submission will "
+                  "show as not graded before")  # fmt: skip
+
         changes = regrade.diff(
             Path(args.source), args.lesson, Path(args.out).resolve(),
             jobs=args.jobs, timeout=args.timeout, memory_mb=args.memory,

@@ -186,3 +186,8 @@ def test_a_kept_release_that_fails_falls_back_to_the_current_one(tmp_path, monke
     assert (ann.status, ann.score) == ("graded", 12.0)
     assert ann.release == releases.current(LESSON)
     assert any("could not be prepared" in p for p in report.problems)
+
+
+def test_diff_refuses_options_it_would_ignore(tmp_path, capsys):
+    assert main(["grade", str(tmp_path), "--diff", "--question", "01-a-test"]) == 2
+    assert "leave out --question" in capsys.readouterr().err
