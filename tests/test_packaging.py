@@ -33,7 +33,7 @@ def _pyproject() -> dict:
 def test_environment_yml_names_the_same_dependencies_as_pyproject():
     project = _pyproject()["project"]
     extras = project["optional-dependencies"]
-    assert extras["dev"] == ["gpu-course[test,e2e,docs]"]
+    assert extras["dev"] == ["gpu-course[test,e2e,docs,cluster]"]
     wanted = dict(
         _name_and_spec(r.split(";")[0])
         for r in [
@@ -41,6 +41,7 @@ def test_environment_yml_names_the_same_dependencies_as_pyproject():
             *extras["test"],
             *extras["e2e"],
             *extras["docs"],
+            *extras["cluster"],
         ]  # fmt: skip
     )
     env = yaml.safe_load((ROOT / "environment.yml").read_text())

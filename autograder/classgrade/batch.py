@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from autograder.grading.kernel.warmshare import SharedServer
 
 __all__ = [
+    "Halt",
     "Stopped",
     "grade_class",
     "publish",
@@ -91,7 +92,7 @@ def worker_pool(
         max_workers=workers,
         mp_context=context,
         initializer=_worker_start,
-        initargs=(env, shared.handle() if shared is not None else None),
+        initargs=(env, shared.handle() if shared is not None else None, os.getpid()),
     )
 
 
@@ -117,7 +118,7 @@ def shared_server(threads: int) -> SharedServer | None:
         return None
 
 
-def _worker_start(env: dict[str, str], shared: Any = None) -> None:
+def _worker_start(env: dict[str, str], shared: Any = None, owner: int = 0) -> None:
     """A worker's first step: its environment and the batch's kernel server;
     Ctrl-C is the main process's to handle (it ends the workers), so a
     worker prints no traceback."""
@@ -127,6 +128,28 @@ def _worker_start(env: dict[str, str], shared: Any = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     set_environment(env)
     warmkernel.SHARED = shared
+    watch = (os.getppid(), owner)
+    threading.Thread(target=_orphaned, args=watch, daemon=True).start()
+
+
+def _orphaned(parent: int, owner: int) -> None:
+    """A worker's watch: once the process that made the pool has gone (a
+    cluster worker killed, say) or its fork server has, it ends, and its
+    kernel with it, instead of waiting for work forever."""
+    while os.getppid() == parent:
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            break
+        except PermissionError:  # alive, another user's: not ours to watch
+            pass
+        time.sleep(1.0)
+    os._exit(1)
+
+
+class Halt(RuntimeError):
+    """An executor's word that the batch cannot go on (a cluster's scheduler
+    went away): :func:`run` stops; what was stored stays for a rerun."""
 
 
 def _one_question(new: Result, earlier: Result, question: str) -> Result:
@@ -160,6 +183,8 @@ def run(
     for future in as_completed(futures):
         try:
             graded = future.result()
+        except Halt:
+            raise
         except Exception as exc:  # noqa: BLE001 - a lost worker fails one job
             job = futures[future]
             graded = store.Graded(
@@ -255,6 +280,9 @@ def grade_class(
     progress: bool = True,
     on_result: Callable[[Result], None] | None = None,
     executor: Executor | None = None,
+    cluster: str | None = None,
+    allow_plain_tcp: bool = False,
+    allow_weak_workers: bool = False,
     **options,
 ) -> ClassReport:
     """Grade every submission in ``source``: plan, run, publish.
@@ -262,17 +290,26 @@ def grade_class(
     ``options`` are the fields of :class:`~autograder.classgrade.request.Request`
     (``out_dir``, ``force``, ``timeout``, ``gradebook``, ``due``, ...).
     ``jobs`` workers grade side by side in :func:`worker_pool`, unless an
-    ``executor`` is given; ``on_result`` is called with each result as it
-    arrives.
+    ``executor`` is given, or a Dask ``cluster`` address (``local:N``,
+    ``tls://host:8786``; :mod:`autograder.classgrade.cluster`, with its
+    ``allow_plain_tcp`` and ``allow_weak_workers``); ``on_result`` is called
+    with each result as it arrives.
 
     Raises:
-        ValueError: bad source, unknown lesson or option (one line, for the CLI).
+        ValueError: bad source, unknown lesson or option, an unusable cluster,
+            or its scheduler gone mid-batch (one line, for the CLI).
     """
     unknown = sorted(set(options) - _REQUEST_FIELDS)
     if unknown:
         raise TypeError(f"grade_class() got unknown option(s): {', '.join(unknown)}")
     start = time.perf_counter()
     request = Request(Path(source), lesson, **options)
+    if cluster is not None:
+        from autograder.classgrade.cluster import parse
+
+        if jobs or executor is not None:
+            raise ValueError("--cluster grades on its workers: leave out --jobs")
+        parse(cluster, allow_plain_tcp)  # a bad address stops before any work
     workers = jobs or os.cpu_count() or 1
     bar = Progress(0, enabled=progress)
     notes: list[str] = []
@@ -293,35 +330,63 @@ def grade_class(
                     on_result(result)
 
             if planned.jobs:
-                shared = None
-                if executor is None and request.warm:
-                    shared = shared_server(planned.jobs[0].threads)
-                try:
-                    pool = executor or worker_pool(
-                        min(workers, len(planned.jobs)), shared=shared
-                    )
-                except BaseException:  # the server would outlive the batch
-                    if shared is not None:
-                        shared.close()
-                    raise
-                try:
-                    for result in run(planned, pool, arrived):
-                        graded_now.append(result)
-                except KeyboardInterrupt:
-                    if executor is None:
-                        _stop(pool)
-                    raise Stopped(bar.done, len(planned.jobs) - bar.done) from None
-                finally:
-                    if executor is None:
-                        pool.shutdown(cancel_futures=True)
-                    if shared is not None:
-                        shared.close()
+                _grade(planned, executor, cluster, workers, bar, arrived,
+                       graded_now, (allow_plain_tcp, allow_weak_workers))  # fmt: skip
             return publish(planned, graded_now, time.perf_counter() - start)
     except BaseException:
         for path in fresh:  # a run that stopped before writing leaves no folder
             if [p.name for p in path.parent.iterdir()] == [path.name]:
                 shutil.rmtree(path.parent, ignore_errors=True)
         raise
+
+
+def _grade(
+    planned: Plan,
+    executor: Executor | None,
+    cluster: str | None,
+    workers: int,
+    bar: Progress,
+    arrived: Callable[[Result], None],
+    graded_now: list[Result],
+    allow: tuple[bool, bool],
+) -> None:
+    """Run the plan's jobs on ``executor``, on a Dask ``cluster``, or on a
+    pool of ``workers`` made here; each result into ``graded_now``."""
+    request, shared = planned.request, None
+    if cluster is not None:
+        from autograder.classgrade.cluster import ClusterPool
+
+        executor = pool = ClusterPool(
+            cluster, confine=planned.jobs[0].confine, allow_plain_tcp=allow[0],
+            allow_weak_workers=allow[1], say=bar.say,
+        )  # fmt: skip
+        bar.busy = pool.in_use
+        bar.say([f"cluster: {cluster}, {pool.slots()} task slot(s)"])
+    elif executor is None and request.warm:
+        shared = shared_server(planned.jobs[0].threads)
+    try:
+        pool = executor or worker_pool(min(workers, len(planned.jobs)), shared=shared)
+    except BaseException:  # the server would outlive the batch
+        if shared is not None:
+            shared.close()
+        raise
+    mine = executor is None or cluster is not None
+    try:
+        for result in run(planned, pool, arrived):
+            graded_now.append(result)
+    except KeyboardInterrupt:
+        if executor is None:
+            stop_pool(pool)
+        raise Stopped(bar.done, len(planned.jobs) - bar.done) from None
+    except Halt as exc:
+        raise ValueError(
+            f"{exc} ({bar.done} graded now, {len(planned.jobs) - bar.done} left)"
+        ) from None
+    finally:
+        if mine:
+            pool.shutdown(cancel_futures=True)
+        if shared is not None:
+            shared.close()
 
 
 class Stopped(KeyboardInterrupt):
@@ -363,7 +428,7 @@ def _interrupt_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
-def _stop(pool: Executor) -> None:
+def stop_pool(pool: Executor) -> None:
     """End the pool's workers now: their jobs are graded again next time."""
     processes = getattr(pool, "_processes", None) or {}
     for process in list(processes.values()):

@@ -18,6 +18,8 @@ class Progress:
         self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
         self.enabled = enabled
         self.start = time.perf_counter()
+        #: what the workers are doing, for the line (a cluster's: "2 of 3 busy")
+        self.busy: Any = None
 
     def say(self, lines: list[str]) -> None:
         """Lines to show before the first result (the due dates, say)."""
@@ -37,6 +39,8 @@ class Progress:
             f"{self.done}/{self.total} graded, {self.failed} failed, "
             f"about {left:.0f} s left"
         )
+        if self.busy is not None:
+            text += f", {self.busy()}"
         if self.tty:
             width = 30
             filled = int(width * self.done / max(self.total, 1))

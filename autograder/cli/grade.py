@@ -104,7 +104,7 @@ def grade_command(args: argparse.Namespace) -> int:
             name_map=names, times=times, progress=not args.quiet,
             warm=not args.cold_kernels, sandbox=not args.no_sandbox,
             weak_confinement=args.allow_weak_confinement,
-            student=args.student, question=None,
+            student=args.student, question=None, **_cluster(args),
         )  # fmt: skip
         print(regrade.summary(changes, Path(args.out)))
         return 0
@@ -129,11 +129,27 @@ def grade_command(args: argparse.Namespace) -> int:
         question=args.question,
         yes=args.yes,
         rules=args.rules,
+        **_cluster(args),
     )
     print(report.summary())
     if gradebook is not None:
         print(f"gradebook: {gradebook} (formgrader and `nbgrader export` read it)")
     return 0
+
+
+def _cluster(args: argparse.Namespace) -> dict[str, Any]:
+    """``--cluster`` and its two flags, as :func:`grade_class` takes them."""
+    if args.cluster is None:
+        if args.allow_plain_tcp or args.allow_weak_workers:
+            raise ValueError(
+                "--allow-plain-tcp and --allow-weak-workers go with --cluster"
+            )
+        return {}
+    return {
+        "cluster": args.cluster,
+        "allow_plain_tcp": args.allow_plain_tcp,
+        "allow_weak_workers": args.allow_weak_workers,
+    }
 
 
 def lesson_flag(parser: Any, text: str) -> None:
@@ -253,4 +269,24 @@ def add_parser(sub: Any, weak_flag: Callable[[Any], None]) -> None:
         "its scratch folder, and opens no TCP connection)",
     )
     weak_flag(grade)
+    grade.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="grade on a Dask cluster: a scheduler address (tls://host:8786; "
+        "tcp:// on this machine only, unless --allow-plain-tcp) or local:N for N "
+        "worker processes here. Same results, stored as with --jobs; see the "
+        "README, 'Grading on a cluster'",
+    )
+    grade.add_argument(
+        "--allow-plain-tcp",
+        action="store_true",
+        help="with --cluster: accept a tcp:// scheduler on another machine "
+        "(unencrypted, unauthenticated: a network you trust only)",
+    )
+    grade.add_argument(
+        "--allow-weak-workers",
+        action="store_true",
+        help="with --cluster: grade on workers that cannot confine kernels as "
+        "this machine does (no Landlock or no user namespaces)",
+    )
     grade.set_defaults(func=grade_command)

@@ -190,6 +190,25 @@ def _measure(source: Path) -> dict[str, Any]:
     return {gid: records[gid] for gid in program.tests}
 
 
+def _measured_key(lesson: str) -> tuple[Path, str]:
+    """The lesson's source and the cache key of its measured records."""
+    source = find_lesson(lesson)
+    digest = hashlib.sha256(_fingerprint(source).encode())
+    for name in ("harness.py", "hooks.py", "measured.py", "answer_rules.py"):
+        digest.update((Path(__file__).parent / name).read_bytes())
+    release = notebook_root(source.stem) / "notebooks" / source.stem
+    release = release / f"{source.stem}.ipynb"
+    digest.update(release.read_bytes() if release.is_file() else b"")
+    return source, f"measured-{digest.hexdigest()[:20]}"
+
+
+def measured_cache(lesson: str) -> Path:
+    """The file :func:`measured_reference` keeps its records in (it may not
+    exist yet): a cluster worker is sent it (:mod:`autograder.classgrade.remote`)."""
+    source, key = _measured_key(lesson)
+    return cache_dir() / f"{source.stem}-{key}.json"
+
+
 def measured_reference(lesson: str) -> dict[str, Any]:
     """``{test grade_id: record}`` of the lesson's solution in the measured run
     (:mod:`autograder.grading.harness`), computed on first use and cached like
@@ -198,12 +217,5 @@ def measured_reference(lesson: str) -> dict[str, Any]:
     Raises:
         ReferenceError: the solution fails a test there, or breaks the rules.
     """
-    source = find_lesson(lesson)
-    digest = hashlib.sha256(_fingerprint(source).encode())
-    for name in ("harness.py", "hooks.py", "measured.py", "answer_rules.py"):
-        digest.update((Path(__file__).parent / name).read_bytes())
-    release = notebook_root(source.stem) / "notebooks" / source.stem
-    release = release / f"{source.stem}.ipynb"
-    digest.update(release.read_bytes() if release.is_file() else b"")
-    key = f"measured-{digest.hexdigest()[:20]}"
+    source, key = _measured_key(lesson)
     return _cached(source.stem, key, lambda: _measure(source))
