@@ -85,6 +85,7 @@ def test_a_result_is_checked_against_the_schema_before_it_is_kept():
     for why, (student, lesson, digest, text) in cases.items():
         with pytest.raises(Malformed):
             from_json(text, student, lesson, digest)
+        assert why  # each case named by what it breaks
     assert data["format"] == 1
 
 
@@ -261,7 +262,8 @@ def test_a_class_on_dask_workers_that_die_and_a_scheduler_that_goes(tmp_path):
         cluster.close()
         again: list[str] = []
         grade_class(source, LESSON, out_dir=resumed, cluster="local:2",
-                    on_result=lambda r: again.append(r.student), progress=False)  # fmt: skip
+                    on_result=lambda r: again.append(r.student),
+                    progress=False)  # fmt: skip
         graded_before = {
             name for name in kept
             if json.loads((resumed / "results" / LESSON / f"{name}.json")
