@@ -19,6 +19,10 @@ Before any job, ``due`` prints each due date and who is late (and stops a run
 whose penalties look like a wrong date); ``runlock`` lets one run at a time
 write an output folder and a gradebook. ``regrade`` is ``course grade --diff``:
 what grading under the current rules would change, written nowhere.
+``pool`` is the local worker pool; with ``--cluster`` the jobs run on Dask
+workers instead: ``cluster`` (the executor, on the main machine), ``remote``
+(a worker's side: lesson bundles, one task) and ``wire`` (a result as JSON,
+and the schema it is checked against).
 """
 
 from autograder.classgrade.batch import grade_class, publish, run, worker_pool

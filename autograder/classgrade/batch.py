@@ -2,7 +2,9 @@
 
 - :func:`autograder.classgrade.request.plan`: intake and selection;
 - :func:`run`: one job per submission on any ``concurrent.futures.Executor``
-  (by default :func:`worker_pool`); each result is stored as it arrives
+  (by default :func:`~autograder.classgrade.pool.worker_pool`, or a Dask
+  cluster's, :mod:`autograder.classgrade.cluster`); each result is stored as
+  it arrives
   (:mod:`autograder.classgrade.store`);
 - :func:`publish`: the only writer of the course gradebook, then lateness,
   reports and feedback.
@@ -10,25 +12,22 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import shutil
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import (
     Executor,
-    ProcessPoolExecutor,
     ThreadPoolExecutor,
     as_completed,
 )
 from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from autograder.classgrade import store
+from autograder.classgrade.pool import shared_server, stop_pool, worker_pool
 from autograder.classgrade.progress import Progress
 from autograder.classgrade.reports import (
     ClassReport,
@@ -38,10 +37,7 @@ from autograder.classgrade.reports import (
 )
 from autograder.classgrade.request import Plan, Request, plan
 from autograder.classgrade.runlock import one_run
-from autograder.classgrade.worker import THREAD_VARIABLES, grade_job
-
-if TYPE_CHECKING:
-    from autograder.grading.kernel.warmshare import SharedServer
+from autograder.classgrade.worker import grade_job
 
 __all__ = [
     "Halt",
@@ -49,102 +45,10 @@ __all__ = [
     "grade_class",
     "publish",
     "run",
+    "shared_server",
+    "stop_pool",
     "worker_pool",
 ]
-
-
-def worker_pool(
-    workers: int,
-    preload: tuple[str, ...] = ("autograder.classgrade.worker",),
-    shared: SharedServer | None = None,
-) -> ProcessPoolExecutor:
-    """Grading workers, started with the allow-listed environment.
-
-    A process shows the environment it was started with in /proc/<pid>/environ
-    whatever it changes later, so the workers are not forked from this process
-    (whose environment may hold the grader's secrets) but from a fork server
-    started with :func:`autograder.grading.kernel.limits.worker_env` only; each worker
-    then
-    takes that filtered environment as it is now. With ``shared`` (made with
-    :func:`shared_server`), the workers fork their kernels from that one
-    server.
-    """
-    from multiprocessing import forkserver
-
-    from autograder.grading.kernel.limits import set_environment, worker_env
-
-    env = worker_env(dict(os.environ))
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(list(preload))
-    kept = dict(os.environ)
-    # Started with Ctrl-C ignored, which it keeps across exec and hands to every
-    # worker: Ctrl-C is the main process's to handle (it ends the workers).
-    main = threading.current_thread() is threading.main_thread()
-    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
-        set_environment(env)
-        forkserver.ensure_running()  # a no-op once it runs
-    finally:
-        set_environment(kept)
-        if main:
-            signal.signal(signal.SIGINT, interrupt)
-    return ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=_worker_start,
-        initargs=(env, shared.handle() if shared is not None else None, os.getpid()),
-    )
-
-
-def shared_server(threads: int) -> SharedServer | None:
-    """One warm kernel server for a pool's workers, started now (its imports
-    run while the workers start), with the environment their kernels get:
-    the allowed variables, with ``threads`` math threads. None where kernels
-    cannot be forked."""
-    from autograder.config.scratch import python_on_path
-    from autograder.grading.kernel import warmkernel
-    from autograder.grading.kernel.limits import kernel_env, worker_env
-    from autograder.grading.kernel.warmshare import SharedServer
-
-    if not warmkernel.supported():
-        return None
-    env = worker_env(dict(os.environ))
-    env.update({variable: str(threads) for variable in THREAD_VARIABLES})
-    # a worker loads the course config, which puts this Python on its PATH
-    env["PATH"] = python_on_path(env.get("PATH", ""))
-    try:
-        return SharedServer(kernel_env(env), multiprocessing.get_context("forkserver"))
-    except OSError:  # the workers start their own
-        return None
-
-
-def _worker_start(env: dict[str, str], shared: Any = None, owner: int = 0) -> None:
-    """A worker's first step: its environment and the batch's kernel server;
-    Ctrl-C is the main process's to handle (it ends the workers), so a
-    worker prints no traceback."""
-    from autograder.grading.kernel import warmkernel
-    from autograder.grading.kernel.limits import set_environment
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    set_environment(env)
-    warmkernel.SHARED = shared
-    watch = (os.getppid(), owner)
-    threading.Thread(target=_orphaned, args=watch, daemon=True).start()
-
-
-def _orphaned(parent: int, owner: int) -> None:
-    """A worker's watch: once the process that made the pool has gone (a
-    cluster worker killed, say) or its fork server has, it ends, and its
-    kernel with it, instead of waiting for work forever."""
-    while os.getppid() == parent:
-        try:
-            os.kill(owner, 0)
-        except ProcessLookupError:
-            break
-        except PermissionError:  # alive, another user's: not ours to watch
-            pass
-        time.sleep(1.0)
-    os._exit(1)
 
 
 class Halt(RuntimeError):
@@ -426,11 +330,3 @@ def _interrupt_deferred() -> Iterator[None]:
         signal.signal(signal.SIGINT, before)
     if seen:
         raise KeyboardInterrupt
-
-
-def stop_pool(pool: Executor) -> None:
-    """End the pool's workers now: their jobs are graded again next time."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        process.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)

@@ -233,7 +233,7 @@ class ClusterPool(Executor):
         if key not in self.bundles:
             import hashlib
 
-            data = _bundle_bytes(job)
+            data = remote.bundle_for(job)
             sha = hashlib.sha256(data).hexdigest()
             self.client.publish_dataset(**{remote.dataset(sha): data}, override=True)
             self.bundles[key] = sha
@@ -371,27 +371,6 @@ def _too_large(job: Job) -> bool:
     limit = _source_limit(job)
     path = Path(job.path)
     return bool(limit) and path.is_file() and path.stat().st_size > limit
-
-
-def _bundle_bytes(job: Job) -> bytes:
-    """``job``'s lesson and release as :func:`remote.make_bundle` packs them,
-    with its reference records made here first."""
-    from autograder.grading.reference import measured_cache, measured_reference
-    from autograder.lessons import find_lesson, releases
-
-    root = Path(job.root) if job.root else None
-    with releases.used(job.lesson, root):
-        measured_reference(job.lesson)
-        source = find_lesson(job.lesson)
-        notebook = releases.notebook_root(job.lesson) / "notebooks" / job.lesson
-        return remote.make_bundle(
-            job.lesson,
-            Path(job.course),
-            Path(job.cells),
-            source,
-            notebook / f"{job.lesson}.ipynb",
-            measured_cache(job.lesson),
-        )
 
 
 def _local_cluster(workers: int) -> Any:

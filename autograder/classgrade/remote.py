@@ -12,7 +12,7 @@ per worker machine, not at all on a later run, and a worker that dies takes
 nothing with it that others need (scattered data would be lost with it).
 
 A task grades in a child process: the same pool the local ``--jobs`` uses
-(:func:`autograder.classgrade.batch.worker_pool`, one process per worker
+(:func:`autograder.classgrade.pool.worker_pool`, one process per worker
 thread, forked from a server with the allow-listed environment), since a job
 caps its own process's memory and sets its environment. The child returns the
 outcome as JSON text (:mod:`autograder.classgrade.wire`); so does the task.
@@ -104,6 +104,27 @@ def make_bundle(
             info.size, info.mode = len(data), 0o600
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def bundle_for(job: Any) -> bytes:
+    """The bundle of a :class:`~autograder.classgrade.worker.Job`'s lesson,
+    under its rules, on the main machine (its reference records made first)."""
+    from autograder.grading.reference import measured_cache, measured_reference
+    from autograder.lessons import find_lesson, releases
+
+    root = Path(job.root) if job.root else None
+    with releases.used(job.lesson, root):
+        measured_reference(job.lesson)
+        source = find_lesson(job.lesson)
+        notebook = releases.notebook_root(job.lesson) / "notebooks" / job.lesson
+        return make_bundle(
+            job.lesson,
+            Path(job.course),
+            Path(job.cells),
+            source,
+            notebook / f"{job.lesson}.ipynb",
+            measured_cache(job.lesson),
+        )
 
 
 def bundles_dir() -> Path:
@@ -292,7 +313,7 @@ def _pool(threads: int) -> Any:
     """This worker's grading pool: one process per task slot, made once."""
     from distributed import get_worker
 
-    from autograder.classgrade.batch import shared_server, worker_pool
+    from autograder.classgrade.pool import shared_server, worker_pool
 
     with _POOL_LOCK:
         if "pool" not in _POOL:
@@ -300,7 +321,7 @@ def _pool(threads: int) -> Any:
 
             # A Nanny starts its worker as a daemonic process, which
             # multiprocessing forbids children; the pool's processes watch for
-            # this worker's end themselves (batch._worker_start).
+            # this worker's end themselves (pool._worker_start).
             multiprocessing.current_process().daemon = False
             slots = get_worker().state.nthreads
             shared = shared_server(threads)
@@ -318,7 +339,7 @@ class _Teardown:
         with _POOL_LOCK:
             pool, shared = _POOL.pop("pool", None), _POOL.pop("shared", None)
         if pool is not None:
-            from autograder.classgrade.batch import stop_pool
+            from autograder.classgrade.pool import stop_pool
 
             stop_pool(pool)
         if shared is not None:

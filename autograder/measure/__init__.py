@@ -5,5 +5,6 @@ with ``gpu_extras``, ``gpu_kernels`` (Days 09-10), ``gpu_sync_checks`` and
 the CPU reference), ``model_rows``, ``model_fit`` and ``model_check`` (``course
 model-check``: a recorded run as rows, the GPU cost model fitted on them, and
 its error there printed), ``host_costs`` (the model's host inputs, timed
-quietly on a CPU) and ``bench_grading`` (the grader against stock nbgrader and
-a floor)."""
+quietly on a CPU), ``bench_grading`` (the grader against stock nbgrader and
+a floor) and ``bench_cluster`` (``course grade --cluster local:N`` against
+``--jobs N``, and what one worker grades in an hour)."""
