@@ -37,7 +37,7 @@ from autograder.classgrade.reports import (
 )
 from autograder.classgrade.request import Plan, Request, plan
 from autograder.classgrade.runlock import one_run
-from autograder.classgrade.worker import grade_job
+from autograder.classgrade.worker import failed, grade_job
 
 __all__ = [
     "Halt",
@@ -90,14 +90,10 @@ def run(
         except Halt:
             raise
         except Exception as exc:  # noqa: BLE001 - a lost worker fails one job
-            job = futures[future]
-            graded = store.Graded(
-                Result(
-                    job.student, job.lesson, "error", digest=job.digest,
-                    message=f"the grading worker failed: {type(exc).__name__}: "
-                    f"{exc}"[:500], release=job.rules,
-                )
-            )  # fmt: skip
+            graded = failed(
+                futures[future],
+                f"the grading worker failed: {type(exc).__name__}: {exc}",
+            )
         result = graded.result
         earlier = planned.earlier.get((result.student, result.lesson))
         if question is not None and earlier is not None:
@@ -261,9 +257,15 @@ def _grade(
         from autograder.classgrade.cluster import ClusterPool
 
         executor = pool = ClusterPool(
-            cluster, confine=planned.jobs[0].confine, allow_plain_tcp=allow[0],
+            cluster, sandbox=request.sandbox,
+            weak_confinement=request.weak_confinement, allow_plain_tcp=allow[0],
             allow_weak_workers=allow[1], say=bar.say,
         )  # fmt: skip
+        try:
+            pool.prepare(planned.jobs)  # every bundle, before Ctrl-C is held
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
         bar.busy = pool.in_use
         bar.say([f"cluster: {cluster}, {pool.slots()} task slot(s)"])
     elif executor is None and request.warm:

@@ -13,9 +13,11 @@ the worker's paths are its own.
   (:mod:`autograder.classgrade.wire`); the client deserializes task results
   with msgpack only, so a pickled result is refused, never loaded.
 - Before any task: every worker must run this machine's version of the
-  course, the same code and libraries, and confine kernels as this machine
-  does (unless ``allow_weak_workers``).
-- The scheduler marks a task failed once two workers died running it
+  course, the same code and libraries, and confine kernels at least as this
+  machine does (unless ``allow_weak_workers``); a worker that joins later and
+  does not is refused by its first task, which stops the batch.
+- At most one task per task slot is with the cluster at a time, and the
+  scheduler marks a task failed once two workers died running it
   (``allowed_failures`` 1): that submission is an error, the batch goes on.
 - Plain TCP to another machine is refused unless ``allow_plain_tcp``: use
   ``tls://`` with Dask's security settings (see the README).
@@ -25,24 +27,26 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
+import threading
+from collections import deque
 from concurrent.futures import Executor, Future
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from autograder.classgrade import remote, wire
 from autograder.classgrade.batch import Halt
-from autograder.classgrade.reports import Result
-from autograder.classgrade.store import Graded
-from autograder.classgrade.worker import Job, grade_job
+from autograder.classgrade.worker import Job, failed, grade_job, over_limit
 
 #: Seconds to wait for the scheduler, and for a first worker.
 CONNECT_TIMEOUT = 30
 
 
 class ClusterLost(Halt):
-    """The scheduler went away: the batch stops; a rerun grades the rest."""
+    """The scheduler went away, or a worker refused to grade: the batch stops;
+    a rerun grades the rest."""
 
 
 def parse(address: str, allow_plain_tcp: bool = False) -> tuple[str, Any]:
@@ -100,7 +104,8 @@ class ClusterPool(Executor):
         self,
         address: str,
         *,
-        confine: bool,
+        sandbox: bool,
+        weak_confinement: bool = False,
         allow_plain_tcp: bool = False,
         allow_weak_workers: bool = False,
         say: Any = None,
@@ -129,19 +134,21 @@ class ClusterPool(Executor):
                 "start it with `dask scheduler` and its workers with "
                 "`dask worker ADDRESS --nthreads 1`"
             ) from None
-        self.futures: dict[Any, Future] = {}
+        self.lock = threading.Lock()
+        self.futures: dict[Any, tuple[Job, Future]] = {}  # with the cluster
+        self.waiting: deque[tuple[Job, Future]] = deque()  # not sent yet
         self.bundles: dict[tuple[str, str], str] = {}
-        self.closing, self.weak = False, allow_weak_workers
+        self.closing = self.halted = False
+        self.sandbox = sandbox
+        self.namespaces = not weak_confinement and not allow_weak_workers
         try:
-            self.expected = check_workers(
-                self.client, address, confine, allow_weak_workers
+            self.need = check_workers(
+                self.client, address, sandbox, self.namespaces, allow_weak_workers
             )
             self._tune()
         except BaseException:
             self.shutdown()
             raise
-
-    # -- before any task ---------------------------------------------------------
 
     def _tune(self) -> None:
         """A submission whose worker died twice is an error (the scheduler's
@@ -154,77 +161,108 @@ class ClusterPool(Executor):
                 [
                     f"note: the scheduler's settings are left as they are "
                     f"({type(exc).__name__}: {exc}); start it with "
-                    "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=1 and "
-                    "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION=1.0 so that a "
+                    "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=1 so that a "
                     "submission that kills two workers is recorded as an error"
                 ]
             )
 
+    def prepare(self, jobs: list[Job]) -> None:
+        """Make and publish every lesson bundle the jobs need, before any is
+        sent (Ctrl-C works meanwhile)."""
+        for job in jobs:
+            if not over_limit(job):
+                self._bundle(job)
+
     # -- the Executor ------------------------------------------------------------
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future:
-        """``submit(grade_job, job)``: the job as a task; other functions are
-        refused (a task runs remote code by name)."""
+        """``submit(grade_job, job)``: the job, sent as a task once a task slot
+        is free; other functions are refused (a task runs code by name)."""
         if fn is not grade_job or len(args) != 1 or kwargs:
             raise TypeError("a ClusterPool runs grade_job(job) only")
         job: Job = args[0]
         done: Future = Future()
         done.set_running_or_notify_cancel()
-        if _too_large(job):  # graded here: it is never read
+        if over_limit(job):  # graded here: it is never read
             done.set_result(grade_job(job))
             return done
-        sha = self._bundle(job)
-        sent = asdict(job)
-        sent["require_namespaces"] = job.require_namespaces and not self.weak
-        task = self.client.submit(
-            remote.grade_task,
-            sent,
-            Path(job.path).read_bytes(),
-            sha,
-            self._slots(),
-            self.expected,
-            key=f"grade-{job.lesson}-{job.student}-{job.digest[:12]}",
-            pure=False,
-        )
-        self.futures[task] = done
-        task.add_done_callback(lambda task: self._resolve(task, job, done))
+        with self.lock:
+            self.waiting.append((job, done))
+            self._send()
         return done
 
-    def _resolve(self, task: Any, job: Job, done: Future) -> None:
-        """A task's end, as the job's outcome."""
-        self.futures.pop(task, None)
-        if task.status == "cancelled":
-            if self.closing:
-                done.cancel()
-            elif self.client.status != "running":
-                done.set_exception(
-                    ClusterLost(
-                        f"the Dask scheduler at {self.address} went away; what was "
-                        "graded is kept: run the same command again, once it is "
-                        "back, to grade the rest"
-                    )
-                )
-            else:
-                done.set_result(_error(job, "the cluster cancelled its task"))
+    def _send(self) -> None:
+        """Send waiting jobs while the cluster has a free task slot (with the
+        lock held). One task a slot: a worker that dies holds one only."""
+        while self.waiting and not self.halted and len(self.futures) < self.slots():
+            job, done = self.waiting.popleft()
+            sent = replace(
+                job, confine=self.sandbox,
+                require_namespaces=job.require_namespaces and self.namespaces,
+            )  # fmt: skip
+            task = self.client.submit(
+                remote.grade_task, asdict(sent), Path(job.path).read_bytes(),
+                self._bundle(job), self._slots(), self.need,
+                key=f"grade-{job.lesson}-{job.student}-{job.digest[:12]}"
+                f"-{job.rules[:8]}",
+                pure=False,
+            )  # fmt: skip
+            self.futures[task] = (job, done)
+            task.add_done_callback(self._resolve)
+
+    def _resolve(self, task: Any) -> None:
+        """A task's end, as its job's outcome; then the next job goes."""
+        with self.lock:
+            job, done = self.futures.pop(task, (None, None))
+        if done is None or done.done():
             return
         try:
-            if task.status == "error":
-                exc = task.exception()
-                killed = type(exc).__name__ == "KilledWorker"
-                why = (
-                    "each grading worker that ran it died, twice: recorded as an "
-                    "error, look at it by hand"
-                    if killed
-                    else f"the task failed: {type(exc).__name__}: {exc}"
+            outcome = self._outcome(task, job)
+        except Halt as exc:
+            self.halted = True
+            done.set_exception(exc)
+            return
+        done.set_result(outcome)
+        with self.lock:
+            if not self.closing:
+                self._send()
+
+    def _outcome(self, task: Any, job: Job) -> Any:
+        """The job's :class:`~autograder.classgrade.store.Graded`.
+
+        Raises:
+            ClusterLost: the scheduler is gone, or the worker refused.
+        """
+        from importlib.metadata import version
+
+        if task.status == "cancelled":
+            if self.client.status == "running":
+                return failed(job, "the cluster cancelled its task")
+            raise ClusterLost(
+                f"the Dask scheduler at {self.address} went away; what was "
+                "graded is kept: run the same command again, once it is back, "
+                "to grade the rest"
+            )
+        if task.status == "error":
+            exc = task.exception()
+            if isinstance(exc, ImportError):  # the task's code is not there
+                raise ClusterLost(
+                    f"a worker lacks the course package ({exc}): install "
+                    f"{remote.PACKAGE}=={version(remote.PACKAGE)} there"
                 )
-                graded = _error(job, why)
-            else:
-                graded = wire.from_json(
-                    task.result(), job.student, job.lesson, job.digest
-                )
+            if type(exc).__name__ == "KilledWorker":
+                return failed(job, "each grading worker that ran it died, twice: "
+                              "recorded as an error, look at it by hand")  # fmt: skip
+            return failed(job, f"the task failed: {type(exc).__name__}: {exc}")
+        try:
+            graded, refused = wire.from_json(
+                task.result(), job.student, job.lesson, job.digest, job.rules
+            )
         except Exception as exc:  # noqa: BLE001 - refused: an error for this one
-            graded = _error(job, f"the worker sent a malformed result ({exc})")
-        done.set_result(graded)
+            return failed(job, f"the worker sent a malformed result ({exc})")
+        if refused:
+            raise ClusterLost(f"a worker refused to grade: {refused}")
+        return graded
 
     def _bundle(self, job: Job) -> str:
         """The SHA-256 of the lesson's bundle for ``job``'s rules, published
@@ -260,17 +298,15 @@ class ClusterPool(Executor):
         return f"{sum(1 for keys in busy.values() if keys)} of {len(busy)} workers busy"
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        self.closing = True
-        if cancel_futures and self.futures:
+        with self.lock:
+            self.closing = True
+            self.waiting.clear()
+            sent = list(self.futures)
+        if cancel_futures and sent:
             try:
-                self.client.cancel(list(self.futures))
+                self.client.cancel(sent)
             except Exception:  # noqa: BLE001 - the scheduler may be gone
                 pass
-        try:
-            for sha in self.bundles.values():
-                self.client.unpublish_dataset(remote.dataset(sha))
-        except Exception:  # noqa: BLE001 - the scheduler may be gone
-            pass
         try:
             self.client.close(timeout=10)
         except Exception:  # noqa: BLE001
@@ -286,10 +322,11 @@ class ClusterPool(Executor):
 
 
 def check_workers(
-    client: Any, address: str, confine: bool, allow_weak: bool
+    client: Any, address: str, sandbox: bool, namespaces: bool, allow_weak: bool
 ) -> dict[str, Any]:
-    """Every worker's course, code and confinement against this machine's;
-    returns what each task checks again on its worker (one may join later).
+    """Every worker's course, code and confinement against what the batch
+    needs (:func:`remote.needs`); returns that need, which each task checks
+    again on its worker (one may join later).
 
     Raises:
         ValueError: no worker, or the first that lacks the course, runs other
@@ -314,74 +351,34 @@ def check_workers(
                 f"{remote.PACKAGE}=={mine} there (the grader image), then "
                 "restart it"
             )
-        if theirs != mine:
-            raise ValueError(
-                f"worker {worker} runs {remote.PACKAGE} {theirs}, this "
-                f"machine {mine}: install {remote.PACKAGE}=={mine} on every "
-                "worker"
-            )
-    here = remote.facts()
+    strict = sandbox and not allow_weak
+    need = remote.needs(strict, namespaces and strict)
     for worker, theirs in sorted(client.run(remote.facts).items()):
-        for key, what in (("grader", "grader code"), ("library", "course "
-                          "library, NumPy or torch")):  # fmt: skip
-            if theirs[key] != here[key]:
-                raise ValueError(
-                    f"worker {worker} runs another {what} than this machine "
-                    f"(the same {remote.PACKAGE} {mine}, other files): install "
-                    "this machine's copy (the same commit and image) everywhere"
-                )
-        weaker = _weaker(here, theirs) if confine else ""
-        if weaker and not allow_weak:
+        kind, why = remote.unlike(need, theirs)
+        if kind == "code":
+            raise ValueError(f"worker {worker}: {why}")
+        if kind:
             raise ValueError(
-                f"worker {worker} cannot confine grading kernels as this "
-                f"machine does ({weaker}); give it what the README's "
-                "'Grading on a cluster' lists (a Kubernetes pod: its "
-                "securityContext), or pass --allow-weak-workers to grade "
-                "there with less"
+                f"worker {worker} cannot confine grading kernels as this batch "
+                f"needs ({why}); give it what the README's 'Grading on a "
+                "cluster' lists (a Kubernetes pod: its securityContext), or "
+                "pass --allow-weak-workers to grade there with less"
             )
-    keys = ("version", "library", "grader")
-    expected = {key: here[key] for key in keys}
-    expected["landlock"] = here["landlock"] > 0 and confine and not allow_weak
-    expected["namespaces"] = here["namespaces"] and confine and not allow_weak
-    return expected
-
-
-def _weaker(here: dict[str, Any], there: dict[str, Any]) -> str:
-    """How a worker confines less than this machine ("" when it does not)."""
-    missing = []
-    if here["landlock"] > 0 and there["landlock"] == 0:
-        missing.append("no Landlock")
-    if here["namespaces"] and not there["namespaces"]:
-        missing.append("no user namespaces")
-    return ", ".join(missing)
-
-
-def _error(job: Job, message: str) -> Graded:
-    return Graded(
-        Result(
-            job.student, job.lesson, "error", digest=job.digest,
-            message=message[:500], release=job.rules,
-        )
-    )  # fmt: skip
-
-
-def _too_large(job: Job) -> bool:
-    from autograder.classgrade.worker import _source_limit
-
-    limit = _source_limit(job)
-    path = Path(job.path)
-    return bool(limit) and path.is_file() and path.stat().st_size > limit
+    return need
 
 
 def _local_cluster(workers: int) -> Any:
-    """A ``LocalCluster`` of ``workers`` processes with one thread each,
-    started with the allow-listed environment (the grader's secrets stay in
-    this process)."""
+    """A ``LocalCluster`` of ``workers`` processes with one thread each, on
+    TLS with a throwaway certificate (another user of this machine cannot
+    join it), started with the allow-listed environment (the grader's secrets
+    stay in this process) and Ctrl-C ignored (it is the main process's)."""
     from distributed import LocalCluster
 
     from autograder.grading.kernel.limits import set_environment, worker_env
 
     kept = dict(os.environ)
+    main = threading.current_thread() is threading.main_thread()
+    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
         set_environment(worker_env(kept))
         return LocalCluster(
@@ -390,6 +387,9 @@ def _local_cluster(workers: int) -> Any:
             processes=True,
             dashboard_address=None,
             silence_logs=40,
+            security=True,
         )
     finally:
         set_environment(kept)
+        if main:
+            signal.signal(signal.SIGINT, interrupt)

@@ -39,9 +39,13 @@ _POOL: dict[str, Any] = {}
 _POOL_LOCK = threading.Lock()
 
 
+#: Libraries whose versions must match everywhere (the grading chain's).
+LIBRARIES = ("nbgrader", "nbclient", "nbformat", "ipykernel", "jupyter_client")
+
+
 def facts() -> dict[str, Any]:
     """What the main process compares before it sends work: the course's
-    version and code, and how kernels are confined here."""
+    version and code, the grading libraries, and how kernels are confined."""
     import platform
     from importlib.metadata import version
 
@@ -54,16 +58,62 @@ def facts() -> dict[str, Any]:
     for path in sorted(root.rglob("*.py")):
         grader.update(str(path.relative_to(root)).encode())
         grader.update(path.read_bytes())
+    versions = {name: version(name) for name in LIBRARIES}
+    versions["python"] = platform.python_version()
     return {
         "version": version(PACKAGE),
         "library": library_fingerprint(),
         "grader": grader.hexdigest(),
-        "python": platform.python_version(),
+        "versions": versions,
         "landlock": landlock.abi(),
         "namespaces": namespaces.available(),
-        "cpus": os.cpu_count() or 1,
-        "host": platform.node(),
     }
+
+
+def needs(confine: bool, namespaces: bool) -> dict[str, Any]:
+    """What a worker must have to grade this batch: this machine's course,
+    code and libraries; with ``confine``, Landlock of this machine's ABI or
+    later (4 at least: kernels open no TCP connection); with ``namespaces``,
+    user namespaces for kernels."""
+    here = facts()
+    need = {key: here[key] for key in ("version", "library", "grader", "versions")}
+    need["landlock"] = max(here["landlock"], 4) if confine else 0
+    need["namespaces"] = namespaces
+    return need
+
+
+def unlike(need: dict[str, Any], there: dict[str, Any]) -> tuple[str, str]:
+    """How a worker's :func:`facts` fall short of :func:`needs`: ("code" or
+    "confinement", what to do), or ("", "")."""
+    if there["version"] != need["version"]:
+        return "code", (
+            f"it runs {PACKAGE} {there['version']}, this machine "
+            f"{need['version']}: install {PACKAGE}=={need['version']} there"
+        )
+    mine = need["versions"]
+    other = [
+        f"{k} {v} (here {mine.get(k)})"
+        for k, v in there["versions"].items()
+        if mine.get(k) != v
+    ]
+    if other:
+        return "code", f"it runs other libraries: {', '.join(other)}"
+    for key, what in (("grader", "grader code"), ("library", "course library, "
+                      "NumPy or torch")):  # fmt: skip
+        if there[key] != need[key]:
+            return "code", (
+                f"it runs another {what} than this machine (the same "
+                f"{PACKAGE} {need['version']}, other files): install this "
+                "machine's copy (the same commit and image) there"
+            )
+    if there["landlock"] < need["landlock"]:
+        return "confinement", (
+            f"Landlock ABI {there['landlock']} (0: none), where {need['landlock']} "
+            "or later is needed"
+        )
+    if need["namespaces"] and not there["namespaces"]:
+        return "confinement", "no user namespaces for kernels"
+    return "", ""
 
 
 def tune_scheduler(dask_scheduler: Any = None) -> list[float]:
@@ -189,7 +239,7 @@ def _place_records(folder: Path) -> None:
 
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     name = manifest["lesson"]
-    with releases.used(name, folder / "release"):
+    with _POOL_LOCK, releases.used(name, folder / "release"):
         target = measured_cache(name)
     if target.name != manifest["measured"]:
         raise ValueError(
@@ -212,56 +262,37 @@ def grade_task(
     notebook: bytes,
     sha: str,
     slots: dict[str, int],
-    expected: dict[str, Any],
+    need: dict[str, Any],
 ) -> str:
     """A Dask task: grade one submission in this worker's pool; return the
     outcome as JSON text (:mod:`autograder.classgrade.wire`), whatever happens.
     ``slots``: task slots by worker host, for the math threads a job gets;
-    ``expected``: the main machine's course and confinement (a worker that
-    joined after the batch's check is checked here)."""
+    ``need``: what the batch needs of a worker (:func:`needs`), checked here
+    too, for a worker may have joined after the batch's check: one unlike it
+    refuses, which stops the batch."""
     from autograder.classgrade import wire
-    from autograder.classgrade.reports import Result
-    from autograder.classgrade.store import Graded
-    from autograder.classgrade.worker import Job
+    from autograder.classgrade.worker import Job, failed
 
+    sent = Job(**job)
+    with _POOL_LOCK:
+        if "facts" not in _POOL:
+            _POOL["facts"] = facts()
+    kind, why = unlike(need, _POOL["facts"])
+    if kind:
+        return wire.to_json(failed(sent, why), refused=f"{_worker_name()}: {why}")
+    scratch = Path(tempfile.mkdtemp(prefix="course-cluster-job-"))
     try:
-        _check(expected)
-        folder = install(sha)
-        local = _local_job(Job(**job), notebook, folder, slots)
+        local = _local_job(sent, notebook, install(sha), slots, scratch)
         return _pool(local.threads).submit(_child, asdict(local)).result()
     except Exception as exc:  # noqa: BLE001 - an error for this submission
         from concurrent.futures.process import BrokenProcessPool
 
         if isinstance(exc, BrokenProcessPool):
-            _POOL.pop("pool", None)  # the next task starts a fresh one
-        result = Result(
-            job["student"], job["lesson"], "error", digest=job["digest"],
-            message=f"on worker {_worker_name()}: {type(exc).__name__}: {exc}"[:500],
-            release=job["rules"],
-        )  # fmt: skip
-        return wire.to_json(Graded(result))
-
-
-def _check(expected: dict[str, Any]) -> None:
-    """Refuse to grade on a worker unlike the main machine.
-
-    Raises:
-        ValueError: what differs, and what to do.
-    """
-    with _POOL_LOCK:
-        if "facts" not in _POOL:
-            _POOL["facts"] = facts()
-    here = _POOL["facts"]
-    for key in ("version", "library", "grader"):
-        if here[key] != expected[key]:
-            raise ValueError(
-                f"this worker's course ({key}) differs from the grading machine's: "
-                f"install the same {PACKAGE} (the same commit and image) here"
-            )
-    if expected["landlock"] and not here["landlock"]:
-        raise ValueError("this worker has no Landlock to confine kernels with")
-    if expected["namespaces"] and not here["namespaces"]:
-        raise ValueError("this worker cannot give kernels user namespaces")
+            _drop_pool()  # the next task starts a fresh one
+        message = f"on worker {_worker_name()}: {type(exc).__name__}: {exc}"
+        return wire.to_json(failed(sent, message))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _child(job: dict[str, Any]) -> str:
@@ -269,14 +300,12 @@ def _child(job: dict[str, Any]) -> str:
     from autograder.classgrade import wire
     from autograder.classgrade.worker import Job, grade_job
 
-    local = Job(**job)
-    try:
-        return wire.to_json(grade_job(local))
-    finally:
-        shutil.rmtree(Path(local.workdir).parent, ignore_errors=True)
+    return wire.to_json(grade_job(Job(**job)))
 
 
-def _local_job(job: Any, notebook: bytes, folder: Path, slots: dict) -> Any:
+def _local_job(
+    job: Any, notebook: bytes, folder: Path, slots: dict, scratch: Path
+) -> Any:
     """The job with this worker's paths (the bundle's course, cells and
     release; the submission written to a scratch folder of its own) and its
     math threads: this machine's cores over the task slots on it."""
@@ -284,7 +313,8 @@ def _local_job(job: Any, notebook: bytes, folder: Path, slots: dict) -> Any:
 
     from distributed import get_worker
 
-    scratch = Path(tempfile.mkdtemp(prefix="course-cluster-job-"))
+    from autograder.grading.kernel import sandbox as landlock
+
     path = scratch / f"{job.lesson}.ipynb"
     path.write_bytes(notebook)
     worker = get_worker()
@@ -297,6 +327,7 @@ def _local_job(job: Any, notebook: bytes, folder: Path, slots: dict) -> Any:
         workdir=str(scratch / "work"),
         root=str(folder / "release"),
         threads=max(1, (os.cpu_count() or 1) // max(int(here), 1)),
+        confine=job.confine and landlock.abi() > 0,
     )
 
 
@@ -331,16 +362,22 @@ def _pool(threads: int) -> Any:
         return _POOL["pool"]
 
 
+def _drop_pool() -> None:
+    """End this worker's grading pool and its kernel server (a broken pool,
+    or the worker closing)."""
+    with _POOL_LOCK:
+        pool, shared = _POOL.pop("pool", None), _POOL.pop("shared", None)
+    if pool is not None:
+        from autograder.classgrade.pool import stop_pool
+
+        stop_pool(pool)
+    if shared is not None:
+        shared.close()
+
+
 class _Teardown:
     """Ends the grading pool and its kernel server with the Dask worker
     (``Worker.close`` calls each plugin's ``teardown``)."""
 
     def teardown(self, worker: Any) -> None:
-        with _POOL_LOCK:
-            pool, shared = _POOL.pop("pool", None), _POOL.pop("shared", None)
-        if pool is not None:
-            from autograder.classgrade.pool import stop_pool
-
-            stop_pool(pool)
-        if shared is not None:
-            shared.close()
+        _drop_pool()

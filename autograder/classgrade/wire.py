@@ -12,6 +12,7 @@ submission (:class:`Malformed`).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, fields
 from typing import Any
 
@@ -24,26 +25,41 @@ FORMAT = 1
 STATUSES = ("graded", "unreadable", "wrong-lesson", "too-large", "error")
 #: The most a result may hold (its notebook and page included).
 MAX_BYTES = 64 * 1024 * 1024
+#: Fields only the main process sets (from its gradebook, its own files, the
+#: plan): a worker sends their defaults; ``release`` must be the job's rules.
+MAIN_ONLY = ("feedback", "page_basis", "submitted_at", "seconds_late",
+             "late_penalty", "gradebook_score")  # fmt: skip
 
 
 class Malformed(ValueError):
     """A worker's result that does not fit the schema."""
 
 
-def to_json(graded: Graded) -> str:
-    """What a worker returns for one job."""
+def to_json(graded: Graded, refused: str = "") -> str:
+    """What a worker returns for one job; ``refused``: why this worker will
+    grade nothing (it is unlike the main machine), which stops the batch."""
     return json.dumps(
         {
             "format": FORMAT,
             "result": asdict(graded.result),
             "notebook": graded.notebook,
             "page": graded.page,
-        }
+            "refused": refused,
+        },
+        allow_nan=False,
     )
 
 
+def _no_constant(name: str) -> None:
+    raise Malformed(f"{name} is not a number JSON allows")
+
+
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    )
 
 
 def _strings(value: Any) -> bool:
@@ -85,10 +101,14 @@ def _check_field(name: str, value: Any) -> str:
     return "" if ok else f"result.{name} has the wrong type ({type(value).__name__})"
 
 
-def from_json(text: Any, student: str, lesson: str, digest: str) -> Graded:
+def from_json(
+    text: Any, student: str, lesson: str, digest: str, rules: str
+) -> tuple[Graded, str]:
     """The :class:`Graded` in a worker's ``text``, checked: every field of
     the schema with its type, for this submission (``student``, ``lesson``,
-    ``digest``).
+    ``digest``, graded under ``rules``), the fields only the main process sets
+    left at their defaults; and why the worker refused to grade ("" when it
+    did not).
 
     Raises:
         Malformed: naming the first thing that does not fit.
@@ -98,7 +118,7 @@ def from_json(text: Any, student: str, lesson: str, digest: str) -> Graded:
     if len(text) > MAX_BYTES:
         raise Malformed(f"{len(text):,} bytes, over the limit of {MAX_BYTES:,}")
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:
         raise Malformed(f"not JSON: {exc}") from None
     if not isinstance(data, dict) or set(data) != {
@@ -106,6 +126,7 @@ def from_json(text: Any, student: str, lesson: str, digest: str) -> Graded:
         "result",
         "notebook",
         "page",
+        "refused",
     }:
         raise Malformed("not a job's result (its keys differ)")
     if data["format"] != FORMAT:
@@ -113,7 +134,7 @@ def from_json(text: Any, student: str, lesson: str, digest: str) -> Graded:
             f"format {data['format']!r}, not {FORMAT}: the worker runs another "
             "version of the course"
         )
-    for key in ("notebook", "page"):
+    for key in ("notebook", "page", "refused"):
         if not isinstance(data[key], str):
             raise Malformed(f"{key} is not text")
     found = data["result"]
@@ -133,6 +154,14 @@ def from_json(text: Any, student: str, lesson: str, digest: str) -> Graded:
         raise Malformed(
             f"it is for {found['student']}/{found['lesson']}, not the submission sent"
         )
+    default = Result(student, lesson, "error")
+    for name in MAIN_ONLY:
+        if found[name] != getattr(default, name):
+            raise Malformed(f"result.{name} is the main process's to set")
+    if found["release"] != rules:
+        raise Malformed(
+            f"it was graded under rules {found['release']!r}, not {rules!r}"
+        )
     if found["status"] not in STATUSES:
         raise Malformed(f"unknown status {found['status']!r}")
     if data["notebook"]:
@@ -141,4 +170,4 @@ def from_json(text: Any, student: str, lesson: str, digest: str) -> Graded:
                 raise ValueError
         except (ValueError, AttributeError):
             raise Malformed("its graded notebook is not a notebook") from None
-    return Graded(Result(**found), data["notebook"], data["page"])
+    return Graded(Result(**found), data["notebook"], data["page"]), data["refused"]

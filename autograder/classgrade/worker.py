@@ -104,6 +104,23 @@ def grade_job(job: Job) -> Graded:
     return graded
 
 
+def failed(job: Job, message: str) -> Graded:
+    """An error for ``job``'s submission, saying why."""
+    return Graded(
+        Result(
+            job.student, job.lesson, "error", digest=job.digest,
+            message=message[:500], release=job.rules,
+        )
+    )  # fmt: skip
+
+
+def over_limit(job: Job) -> bool:
+    """Whether the submission is over the course's size limit (it is then
+    never read: :func:`grade_job` marks it too large at once)."""
+    path, limit = Path(job.path), _source_limit(job)
+    return bool(limit) and path.is_file() and path.stat().st_size > limit
+
+
 def _source_limit(job: Job) -> int:
     """The course's ``GradingExecute.max_source_bytes`` (0: no limit)."""
     from autograder.grading.chain.execute import source_limit

@@ -10,7 +10,8 @@ of the same size (a task's cost: its scheduling, its transfers, a worker
 pool's start); per lesson, what one worker grades in an hour (3,600 s over
 the mean seconds a job took on one worker, plus that cost per task) and how
 many workers grade 2,000 submissions of it in 30 minutes; and whether every
-cluster run gave the same results as the pool, test cell by test cell.
+cluster run gave the same results as the pool: status and score test cell by
+test cell, flags, and (apart) the hints' text.
 
 A benchmark, not a test: its figures are this machine's. The README's
 capacity table quotes a recorded run (``docs/measurements/``).
@@ -37,12 +38,15 @@ from autograder.samples import all_samples, write_samples
 STUDENTS, MINUTES = 2000, 30
 
 
-def _key(result: Any) -> tuple | None:
-    """What must be the same wherever a submission is graded."""
+def _key(result: Any, messages: bool = False) -> tuple | None:
+    """What must be the same wherever a submission is graded: its status and
+    scores, test cell by test cell (with ``messages``: the hints too)."""
     if result is None:
         return None
+    if messages:
+        return (result.hints,)
     return (result.status, result.score, result.per_question, result.flags,
-            result.hints, result.manual)  # fmt: skip
+            result.manual)  # fmt: skip
 
 
 def _grade(source: Path, label: str, **how: Any) -> dict[str, Any]:
@@ -98,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         count = len(pool["results"])
         got = dask["results"]
         same = [k for k, r in pool["results"].items() if _key(r) == _key(got.get(k))]
+        hints = [k for k, r in pool["results"].items()
+                 if _key(r, True) == _key(got.get(k), True)]  # fmt: skip
+        for k in sorted(set(pool["results"]) - set(hints)):
+            print(f"  hints differ: {k[0]}/{k[1]}: {pool['results'][k].hints} "
+                  f"!= {got[k].hints if k in got else None}"[:600])  # fmt: skip
         per_task = (dask["wall"] - pool["wall"]) * n / max(count, 1)
         rows.append({
             "workers": n, "submissions": count,
@@ -105,13 +114,15 @@ def main(argv: list[str] | None = None) -> int:
             "cluster_per_min": round(60 * count / dask["wall"], 2),
             "cluster_over_jobs": round(pool["wall"] / dask["wall"], 3),
             "extra_s_per_task": round(per_task, 2),
-            "identical": f"{len(same)}/{count}",
+            "same_scores_per_cell": f"{len(same)}/{count}",
+            "same_hints": f"{len(hints)}/{count}",
         })  # fmt: skip
     for row in rows:
         print(f"{row['workers']} worker(s): --jobs {row['jobs_per_min']}/min, "
               f"--cluster {row['cluster_per_min']}/min (x{row['cluster_over_jobs']}),"
-              f" {row['extra_s_per_task']:+.2f} s a task; identical per test "
-              f"cell: {row['identical']}")  # fmt: skip
+              f" {row['extra_s_per_task']:+.2f} s a task; the same status and "
+              f"score per test cell: {row['same_scores_per_cell']}, the same "
+              f"hints: {row['same_hints']}")  # fmt: skip
     one = runs["local1"] if "local1" in runs else next(iter(runs.values()))
     extra = next((r["extra_s_per_task"] for r in rows if r["workers"] == 1), 0.0)
     lessons = _per_lesson(one, extra)

@@ -55,38 +55,55 @@ def test_addresses_plain_tcp_is_refused_off_this_machine():
             parse(bad)
 
 
-def _graded(**change) -> Graded:
+def _graded() -> Graded:
     result = Result("ann", LESSON, "graded", 3.0, 4.0, {"01-a-test": [3, 4]}, "d1")
+    result.release = "r1"
     return Graded(result, json.dumps({"cells": []}), "<p>page</p>")
 
 
 def test_a_result_is_checked_against_the_schema_before_it_is_kept():
     good = to_json(_graded())
-    back = from_json(good, "ann", LESSON, "d1")
+    back, refused = from_json(good, "ann", LESSON, "d1", "r1")
     assert back.result == _graded().result and back.page == "<p>page</p>"
-    data = json.loads(good)
+    assert refused == ""
+    assert (
+        from_json(to_json(_graded(), "no Landlock"), "ann", LESSON, "d1", "r1")[1]
+        == "no Landlock"
+    )
     cases = {
-        "another student": ("bob", LESSON, "d1", good),
-        "another file": ("ann", LESSON, "d2", good),
-        "not JSON text": ("ann", LESSON, "d1", b"\x80\x04pickle"),
-        "not JSON": ("ann", LESSON, "d1", "{nope"),
+        "another student": ("bob", LESSON, "d1", "r1", good),
+        "another file": ("ann", LESSON, "d2", "r1", good),
+        "other rules": ("ann", LESSON, "d1", "r2", good),
+        "not JSON text": ("ann", LESSON, "d1", "r1", b"\x80\x04pickle"),
+        "not JSON": ("ann", LESSON, "d1", "r1", "{nope"),
+        "NaN": (
+            "ann",
+            LESSON,
+            "d1",
+            "r1",
+            good.replace('"score": 3.0', '"score": NaN'),
+        ),
     }
     for mutate in (
         lambda d: d["result"].update(score="3"),  # a string for a float
         lambda d: d["result"].update(per_question={"q": [1]}),
         lambda d: d["result"].update(status="excellent"),
         lambda d: d["result"].update(extra=1),
+        # fields only the main process sets: a worker cannot point the
+        # feedback copy at a file of the main machine, or forge lateness
+        lambda d: d["result"].update(feedback="/home/grader/.ssh/id_rsa"),
+        lambda d: d["result"].update(late_penalty=-5.0),
+        lambda d: d["result"].update(gradebook_score=99.0),
         lambda d: d.update(notebook="not a notebook"),
         lambda d: d.update(format=2),
     ):
         bad = json.loads(good)
         mutate(bad)
-        cases[str(bad)[:40]] = ("ann", LESSON, "d1", json.dumps(bad))
-    for why, (student, lesson, digest, text) in cases.items():
+        cases[str(bad)[:60]] = ("ann", LESSON, "d1", "r1", json.dumps(bad))
+    for why, (student, lesson, digest, rules, text) in cases.items():
         with pytest.raises(Malformed):
-            from_json(text, student, lesson, digest)
+            from_json(text, student, lesson, digest, rules)
         assert why  # each case named by what it breaks
-    assert data["format"] == 1
 
 
 class _FakeClient:
@@ -112,21 +129,30 @@ def test_a_worker_without_the_course_or_with_weaker_confinement_is_refused():
     mine = version(remote.PACKAGE)
     missing = _FakeClient({"tcp://w1:1": PackageNotFoundError(remote.PACKAGE)})
     with pytest.raises(ValueError, match=f"lacks the course.*gpu-course=={mine}"):
-        check_workers(missing, "tcp://s:1", True, False)
-    older = _FakeClient({"tcp://w1:1": "0.0.1"})
-    with pytest.raises(ValueError, match=f"runs gpu-course 0.0.1.*{mine}"):
-        check_workers(older, "tcp://s:1", True, False)
+        check_workers(missing, "tcp://s:1", True, True, False)
     here = remote.facts()
-    other = _FakeClient({"w": mine}, {"w": {**here, "library": "x"}})
-    with pytest.raises(ValueError, match="NumPy or torch"):
-        check_workers(other, "tcp://s:1", True, False)
-    weak = {**here, "landlock": 0, "namespaces": False}
-    weaker = _FakeClient({"w": mine}, {"w": weak})
-    if here["landlock"] or here["namespaces"]:
-        with pytest.raises(ValueError, match="cannot confine.*--allow-weak-workers"):
-            check_workers(weaker, "tcp://s:1", True, False)
-    expected = check_workers(weaker, "tcp://s:1", True, True)
-    assert expected["landlock"] is False and expected["namespaces"] is False
+    ok = {"w": mine}
+    for change, message in (
+        ({"version": "0.0.1"}, f"runs gpu-course 0.0.1.*=={mine}"),
+        ({"library": "x"}, "NumPy or torch"),
+        ({"grader": "x"}, "grader code"),
+        ({"versions": {**here["versions"], "nbgrader": "0.1"}}, "nbgrader 0.1"),
+    ):
+        other = _FakeClient(ok, {"w": {**here, **change}})
+        with pytest.raises(ValueError, match=message):
+            check_workers(other, "tcp://s:1", True, True, False)
+    for weak, message in (
+        ({"landlock": 0}, "Landlock ABI 0.*--allow-weak-workers"),
+        ({"landlock": 3}, "Landlock ABI 3 .*, where [4-9] or later"),  # may open TCP
+        ({"namespaces": False}, "no user namespaces"),
+    ):
+        weaker = _FakeClient(ok, {"w": {**here, "landlock": 9, **weak}})
+        with pytest.raises(ValueError, match=message):
+            check_workers(weaker, "tcp://s:1", True, True, False)
+    weakest = _FakeClient(ok, {"w": {**here, "landlock": 0, "namespaces": False}})
+    need = check_workers(weakest, "tcp://s:1", True, True, True)
+    assert need["landlock"] == 0 and need["namespaces"] is False
+    assert check_workers(weakest, "tcp://s:1", False, False, False)["landlock"] == 0
 
 
 def test_cluster_options_are_checked_on_the_command_line(tmp_path, capsys):
@@ -271,6 +297,11 @@ def test_a_class_on_dask_workers_that_die_and_a_scheduler_that_goes(tmp_path):
         }  # fmt: skip
         assert not graded_before & set(again)
         assert sorted(_rows(resumed)) == sorted([*samples, POISON])
+        # --cluster local:2 (its part of the class) against --jobs 2, cell by cell
+        for name in set(again) & set(samples):
+            mine = json.loads((resumed / "results" / LESSON / f"{name}.json")
+                              .read_text())  # fmt: skip
+            assert mine["per_question"] == pool[name].per_question, name
     finally:
         cluster.close()
 
