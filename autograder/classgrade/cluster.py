@@ -152,8 +152,7 @@ class ClusterPool(Executor):
 
     def _tune(self) -> None:
         """A submission whose worker died twice is an error (the scheduler's
-        default lets it take down four), and no task waits on a worker behind
-        another (:func:`remote.tune_scheduler`)."""
+        default lets it take down four: :func:`remote.tune_scheduler`)."""
         try:
             self.client.run_on_scheduler(remote.tune_scheduler)
         except Exception as exc:  # noqa: BLE001 - the batch still runs

@@ -116,14 +116,12 @@ def unlike(need: dict[str, Any], there: dict[str, Any]) -> tuple[str, str]:
     return "", ""
 
 
-def tune_scheduler(dask_scheduler: Any = None) -> list[float]:
+def tune_scheduler(dask_scheduler: Any = None) -> int:
     """On the scheduler: a task whose worker died twice is marked failed
-    (``allowed_failures`` 1), and a worker holds one task per thread, no more
-    (``worker-saturation`` 1.0: a task waiting behind a poisoned one is not
-    counted as a suspect when its worker dies). Returns the earlier settings."""
-    before = [dask_scheduler.allowed_failures, dask_scheduler.WORKER_SATURATION]
+    (``allowed_failures`` 1; Dask's default lets it take down four workers).
+    Returns the earlier setting."""
+    before = dask_scheduler.allowed_failures
     dask_scheduler.allowed_failures = 1
-    dask_scheduler.WORKER_SATURATION = 1.0
     return before
 
 
