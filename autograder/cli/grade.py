@@ -287,6 +287,7 @@ def add_parser(sub: Any, weak_flag: Callable[[Any], None]) -> None:
         "--allow-weak-workers",
         action="store_true",
         help="with --cluster: grade on workers that cannot confine kernels as "
-        "this machine does (no Landlock or no user namespaces)",
+        "the batch needs (Landlock ABI 4 or this machine's, user namespaces); "
+        "a kernel that got out could then take over its worker",
     )
     grade.set_defaults(func=grade_command)
