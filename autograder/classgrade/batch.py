@@ -218,7 +218,7 @@ def grade_class(
     try:
         with one_run(locks, notes):
             bar.say(notes)
-            planned = plan(request, workers, say=bar.say)
+            planned = plan(request, workers, say=bar.say, here=cluster is None)
             planned.problems[:0] = notes
             bar.say([f"rules: {line}" for line in planned.releases])
             bar.total = len(planned.jobs)

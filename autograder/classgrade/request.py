@@ -200,10 +200,13 @@ def plan(
     request: Request,
     workers: int | None = None,
     say: Callable[[list[str]], None] | None = None,
+    here: bool = True,
 ) -> Plan:
     """Intake and selection: the jobs to run, and the results that stand.
     ``say`` receives lines to show as the plan is made (the due dates, each
-    lesson being prepared).
+    lesson being prepared). ``here``: kernels run on this machine, whose
+    confinement is checked first (False: on a cluster's workers, each
+    checked before it grades, :mod:`autograder.classgrade.cluster`).
 
     A submission graded before, from the same file, is reused (unless
     ``force``). Each lesson's course and reference results are made here, once,
@@ -214,7 +217,12 @@ def plan(
     """
     from autograder.grading.kernel import sandbox as landlock
 
-    kernels = _check_confinement(request)
+    kernels = (
+        _check_confinement(request)
+        if here
+        else "on the cluster's workers, each checked for Landlock and user "
+        "namespaces before it grades"
+    )
     lesson = find_lesson(request.lesson).stem if request.lesson is not None else None
     out_dir = Path(request.out_dir).resolve()
     work = out_dir / ".work"

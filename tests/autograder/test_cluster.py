@@ -155,6 +155,23 @@ def test_a_worker_without_the_course_or_with_weaker_confinement_is_refused():
     assert check_workers(weakest, "tcp://s:1", False, False, False)["landlock"] == 0
 
 
+def test_with_a_cluster_this_machine_needs_no_namespaces(tmp_path, monkeypatch):
+    """Kernels run on the workers: a formgrader pod without user namespaces
+    may send them work (the workers are checked instead)."""
+    from autograder.grading.kernel import namespaces
+
+    def refused(required=True):
+        raise namespaces.NamespaceError("no user namespaces here")
+
+    monkeypatch.setattr(namespaces, "use", refused)
+    (tmp_path / "none").mkdir()
+    with pytest.raises(ValueError, match="no user namespaces here"):
+        grade_class(tmp_path / "none", LESSON, out_dir=tmp_path / "a", progress=False)
+    report = grade_class(tmp_path / "none", LESSON, out_dir=tmp_path / "b",
+                         cluster="local:1", progress=False)  # fmt: skip
+    assert "cluster's workers" in report.kernels
+
+
 def test_cluster_options_are_checked_on_the_command_line(tmp_path, capsys):
     out = ["--out", str(tmp_path / "out")]
     assert main(["grade", str(tmp_path), "--allow-plain-tcp", *out]) == 2
