@@ -9,7 +9,8 @@ Each result is stored the moment it is known, so an interrupted run loses
 nothing and a rerun grades only what is missing or changed.
 
 Grading is three steps: ``plan`` (in ``request``, with the typed
-:class:`Request`; intake in ``intake``, its conflicts in ``claims``;
+:class:`Request`; intake in ``intake``, its conflicts in ``claims``; each
+lesson's release made ready in ``prepare``;
 selection, what an earlier run graded), ``run`` (one :class:`Job` per
 submission in ``worker``, on any executor; results stored by ``store`` as
 they arrive) and ``publish`` (the course gradebook in ``gradebook``, then

@@ -8,21 +8,19 @@ already graded), ``run`` (one job per submission, on any executor) and
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.classgrade.due import Lateness
 from autograder.classgrade.intake import Submission, collect
+from autograder.classgrade.prepare import prepare_lessons, rules_of
 from autograder.classgrade.reports import Result
 from autograder.classgrade.store import stored
 from autograder.classgrade.worker import Job
 from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_OUT, DEFAULT_TIMEOUT
 from autograder.lessons import find_lesson, releases
-from autograder.lessons.releases import Rules
 
 Key = tuple[str, str]  # (student, lesson)
 
@@ -240,7 +238,7 @@ def plan(
             say(lateness.lines())
         if request.due is not None and lesson in lateness.due:
             due = lateness.due[lesson][0].isoformat()
-    ruled = _rules(request, submissions)
+    ruled = rules_of(request.rules, submissions)
     results: dict[Key, Result] = {}
     earlier: dict[Key, Result | None] = {}
     todo = []
@@ -268,36 +266,10 @@ def plan(
             todo.append(sub)
     # With a gradebook to fill, every lesson's definition may be needed.
     wanted = submissions if request.gradebook and not request.precise else todo
-    courses, gradebooks, cells, graded = {}, {}, {}, {}
-    groups = sorted({ruled[s.path].key for s in wanted}, key=_current_first)
-    while groups:  # the current release first: its definition goes to the gradebook
-        name, root = groups.pop(0)
-        if say is not None:
-            say([f"preparing {name}: its released course and the reference results"])
-        try:
-            data = _prepare(name, root, work, courses, gradebooks, cells)
-        except Exception as exc:  # noqa: BLE001 - one kept release, not the batch
-            if not root:
-                raise
-            stamp = Path(root).name
-            problems.append(
-                f"{name}: release {stamp} could not be prepared "
-                f"({type(exc).__name__}: {str(exc)[:200]}); its submissions are "
-                "graded under the current release"
-            )
-            now = releases.current(name)
-            for path, rules in list(ruled.items()):
-                if rules.key == (name, root):
-                    ruled[path] = Rules(name, None, stamp, "", now)
-            if (name, "") not in courses and (name, "") not in groups:
-                groups.insert(0, (name, ""))
-            continue
-        graded.setdefault(name, {})[stamp_of_root(root)] = (
-            data["grade_cells"],
-            data["task_cells"],
-        )
-    if request.gradebook is not None:
-        _one_definition(graded)
+    courses, gradebooks, cells = prepare_lessons(
+        [ruled[s.path].key for s in wanted], ruled, work, problems, say,
+        one_definition=request.gradebook is not None,
+    )  # fmt: skip
     workers = workers or os.cpu_count() or 1
     # Kernels side by side must not each start one math thread per core: the
     # oversubscribed threads spin against each other and grading crawls.
@@ -332,71 +304,3 @@ def plan(
         (intake.skipped, intake.unattributed), others, dropped,
         releases.summary([ruled[s.path] for s in todo]),
     )  # fmt: skip
-
-
-def _rules(request: Request, submissions: list[Submission]) -> dict[Path, Rules]:
-    """The rules each submission is graded under, by its path."""
-    now = {name: releases.current(name) for name in {s.lesson for s in submissions}}
-    if request.rules not in ("release", "current"):
-        raise ValueError(f"--rules is 'release' or 'current', not {request.rules!r}")
-    return {
-        s.path: releases.resolve(
-            s.lesson, releases.stamp_of(s.path), now[s.lesson], rules=request.rules
-        )
-        for s in submissions
-    }
-
-
-def _prepare(
-    name: str, root: str, work: Path, courses: dict, gradebooks: dict, cells: dict
-) -> dict:
-    """Make one release's course, reference results, gradebook copy and cells
-    for the jobs; return its cells as data."""
-    from autograder.config.scratch import cached_course
-    from autograder.grading.chain.run import export_cells
-    from autograder.grading.reference import reference_results
-
-    folder = f"{name}@{Path(root).name}" if root else name
-    with releases.used(name, Path(root) if root else None):
-        cached = cached_course(name)
-        reference_results(name)
-        # The jobs' course root: the release, copied (a rebuilt cache entry
-        # replaces the cached folder, maybe while this batch runs).
-        course = courses[(name, root)] = work / "templates" / folder
-        shutil.rmtree(course, ignore_errors=True)
-        shutil.copytree(cached / "notebooks" / name, course / "notebooks" / name)
-        # A copy: nbgrader's Gradebook may write to what it opens.
-        book = work / "templates" / f"{folder}.db"
-        book.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(cached / "gradebook.db", book)
-        gradebooks.setdefault(name, book)
-        cells[(name, root)] = work / "templates" / f"{folder}.cells.json"
-        data = export_cells(f"sqlite:///{book}", name)
-        cells[(name, root)].write_text(json.dumps(data), encoding="utf-8")
-    return data
-
-
-def stamp_of_root(root: str) -> str:
-    """The release a jobs' root names: its digest, or "current"."""
-    return Path(root).name if root else "current"
-
-
-def _one_definition(graded: dict[str, dict[str, tuple]]) -> None:
-    """A course gradebook holds one definition per lesson (nbgrader's model):
-    refuse a batch whose releases of one lesson differ in test cells or points.
-
-    Raises:
-        ValueError: naming the lesson, the releases and what to do.
-    """
-    for name, found in graded.items():
-        if len({json.dumps(v, sort_keys=True) for v in found.values()}) > 1:
-            raise ValueError(
-                f"{name}: the submissions carry releases ({', '.join(sorted(found))}) "
-                "whose test cells or points differ, and the course gradebook holds "
-                "one definition per lesson. Grade them all under one: --rules "
-                "current, or grade without the gradebook (--no-gradebook)"
-            )
-
-
-def _current_first(key: tuple[str, str]) -> tuple[str, bool, str]:
-    return (key[0], bool(key[1]), key[1])

@@ -155,7 +155,7 @@ def test_release_removes_drafts_no_commit_holds(tmp_path):
 
 
 def test_a_gradebook_batch_refuses_releases_with_other_cells_or_points():
-    from autograder.classgrade.request import _one_definition
+    from autograder.classgrade.prepare import _one_definition
 
     same = ({"01-a-test": 1.0}, {})
     _one_definition({LESSON: {"current": same, "5a3c5cca0bfd6445": same}})

@@ -1,0 +1,143 @@
+"""Each lesson's release made ready for the jobs, once per batch.
+
+:func:`rules_of` says which release grades each submission
+(:mod:`autograder.lessons.releases`); :func:`prepare_lessons` makes each
+release's course folder, reference results, gradebook copy and cells, the
+current release first, and refuses a batch whose releases of one lesson the
+course gradebook could not hold together. Used by
+:func:`autograder.classgrade.request.plan`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from autograder.classgrade.intake import Submission
+from autograder.lessons import releases
+from autograder.lessons.releases import Rules
+
+
+def rules_of(rules: str, submissions: list[Submission]) -> dict[Path, Rules]:
+    """The rules each submission is graded under, by its path: ``rules`` is
+    ``--rules`` ("release" or "current")."""
+    now = {name: releases.current(name) for name in {s.lesson for s in submissions}}
+    if rules not in ("release", "current"):
+        raise ValueError(f"--rules is 'release' or 'current', not {rules!r}")
+    return {
+        s.path: releases.resolve(
+            s.lesson, releases.stamp_of(s.path), now[s.lesson], rules=rules
+        )
+        for s in submissions
+    }
+
+
+def prepare_lessons(
+    keys: list[tuple[str, str]],
+    ruled: dict[Path, Rules],
+    work: Path,
+    problems: list[str],
+    say: Callable[[list[str]], None] | None,
+    one_definition: bool,
+) -> tuple[dict, dict, dict]:
+    """Prepare each (lesson, kept release root) in ``keys``: its course for
+    the jobs, reference results, gradebook copy and cells, the current
+    release first (its definition goes to the gradebook). A kept release that
+    cannot be prepared is named in ``problems`` and its submissions go to the
+    current release (``ruled`` is changed in place). With ``one_definition``,
+    the releases of a lesson must agree in test cells and points.
+
+    Returns:
+        The courses and cells by key, and a gradebook copy per lesson.
+    """
+    courses: dict = {}
+    gradebooks: dict = {}
+    cells: dict = {}
+    graded: dict = {}
+    groups = sorted(set(keys), key=_current_first)
+    while groups:  # the current release first: its definition goes to the gradebook
+        name, root = groups.pop(0)
+        if say is not None:
+            say([f"preparing {name}: its released course and the reference results"])
+        try:
+            data = _prepare(name, root, work, courses, gradebooks, cells)
+        except Exception as exc:  # noqa: BLE001 - one kept release, not the batch
+            if not root:
+                raise
+            stamp = Path(root).name
+            problems.append(
+                f"{name}: release {stamp} could not be prepared "
+                f"({type(exc).__name__}: {str(exc)[:200]}); its submissions are "
+                "graded under the current release"
+            )
+            now = releases.current(name)
+            for path, rules in list(ruled.items()):
+                if rules.key == (name, root):
+                    ruled[path] = Rules(name, None, stamp, "", now)
+            if (name, "") not in courses and (name, "") not in groups:
+                groups.insert(0, (name, ""))
+            continue
+        graded.setdefault(name, {})[stamp_of_root(root)] = (
+            data["grade_cells"],
+            data["task_cells"],
+        )
+    if one_definition:
+        _one_definition(graded)
+    return courses, gradebooks, cells
+
+
+def _prepare(
+    name: str, root: str, work: Path, courses: dict, gradebooks: dict, cells: dict
+) -> dict:
+    """Make one release's course, reference results, gradebook copy and cells
+    for the jobs; return its cells as data."""
+    from autograder.config.scratch import cached_course
+    from autograder.grading.chain.run import export_cells
+    from autograder.grading.reference import reference_results
+
+    folder = f"{name}@{Path(root).name}" if root else name
+    with releases.used(name, Path(root) if root else None):
+        cached = cached_course(name)
+        reference_results(name)
+        # The jobs' course root: the release, copied (a rebuilt cache entry
+        # replaces the cached folder, maybe while this batch runs).
+        course = courses[(name, root)] = work / "templates" / folder
+        shutil.rmtree(course, ignore_errors=True)
+        shutil.copytree(cached / "notebooks" / name, course / "notebooks" / name)
+        # A copy: nbgrader's Gradebook may write to what it opens.
+        book = work / "templates" / f"{folder}.db"
+        book.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cached / "gradebook.db", book)
+        gradebooks.setdefault(name, book)
+        cells[(name, root)] = work / "templates" / f"{folder}.cells.json"
+        data = export_cells(f"sqlite:///{book}", name)
+        cells[(name, root)].write_text(json.dumps(data), encoding="utf-8")
+    return data
+
+
+def stamp_of_root(root: str) -> str:
+    """The release a jobs' root names: its digest, or "current"."""
+    return Path(root).name if root else "current"
+
+
+def _one_definition(graded: dict[str, dict[str, tuple]]) -> None:
+    """A course gradebook holds one definition per lesson (nbgrader's model):
+    refuse a batch whose releases of one lesson differ in test cells or points.
+
+    Raises:
+        ValueError: naming the lesson, the releases and what to do.
+    """
+    for name, found in graded.items():
+        if len({json.dumps(v, sort_keys=True) for v in found.values()}) > 1:
+            raise ValueError(
+                f"{name}: the submissions carry releases ({', '.join(sorted(found))}) "
+                "whose test cells or points differ, and the course gradebook holds "
+                "one definition per lesson. Grade them all under one: --rules "
+                "current, or grade without the gradebook (--no-gradebook)"
+            )
+
+
+def _current_first(key: tuple[str, str]) -> tuple[str, bool, str]:
+    return (key[0], bool(key[1]), key[1])
