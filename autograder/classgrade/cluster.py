@@ -193,7 +193,12 @@ class ClusterPool(Executor):
     def _send(self) -> None:
         """Send waiting jobs while the cluster has a free task slot (with the
         lock held). One task a slot: a worker that dies holds one only."""
-        while self.waiting and not self.halted and len(self.futures) < self.slots():
+        slots = self._slots()
+        while (
+            self.waiting
+            and not self.halted
+            and len(self.futures) < max(1, sum(slots.values()))
+        ):
             job, done = self.waiting.popleft()
             sent = replace(
                 job, confine=self.sandbox,
@@ -201,7 +206,7 @@ class ClusterPool(Executor):
             )  # fmt: skip
             task = self.client.submit(
                 remote.grade_task, asdict(sent), Path(job.path).read_bytes(),
-                self._bundle(job), self._slots(), self.need,
+                self._bundle(job), slots, self.need,
                 key=f"grade-{job.lesson}-{job.student}-{job.digest[:12]}"
                 f"-{job.rules[:8]}",
                 pure=False,
