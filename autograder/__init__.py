@@ -12,16 +12,18 @@
 - ``grading``: one notebook graded. ``chain`` (nbgrader preprocessors, and
   ``chain/run.py``, the chain in memory), ``kernel`` (``warmkernel``, ``warmshare`` and
   ``forked`` launch kernels; ``sandbox``, ``landlock``, ``seccomp``,
-  ``namespaces`` and ``limits`` confine them), the measured run
-  (``measured``, ``answer_rules``, ``harness``, ``hooks``, ``guard``,
-  ``scan``), the verdict's comparison (``reference``, ``compare``,
+  ``namespaces`` and ``limits`` confine them), the ``referee`` (tests run
+  in the grader's process against the kernel's objects; ``agent`` and
+  ``launches`` are its kernel side), ``scan`` (answers listed for review),
+  the verdict's comparison (``reference``, ``compare``,
   ``result_nodes``), kernels compiled for real (``cuda_compile``,
   ``cuda_signature``, ``cuda_messages``), ``feedback``; the package's own
   functions grade a few notebooks from Python.
 - ``classgrade``: a class graded: ``request`` (``Request``, ``plan``),
-  ``worker``, ``store``, ``batch`` (run and publish), ``intake`` and
-  ``unzip``, ``gradebook``, ``late`` (penalties), ``lms`` (Canvas and Moodle
-  files), ``reports``, ``progress``.
+  ``worker``, ``store``, ``batch`` (run and publish), ``intake``,
+  ``unzip`` and ``screen`` (twins, links, unsafe ids), ``gradebook``,
+  ``late`` (penalties), ``lms`` (Canvas and Moodle files), ``reports``,
+  ``progress``.
 - ``measure``: ``bench`` (``course bench``), ``bench_grading``, ``gpu_check``,
   ``gpu_compare``, ``gpu_extras``, ``gpu_model_check``, ``gpu_sync_checks``.
 - ``config``: ``scratch`` (the nbgrader settings each run loads, the grader's

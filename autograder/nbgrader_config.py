@@ -47,10 +47,10 @@ c.Execute.timeout = 120
 c.Execute.interrupt_on_timeout = True
 
 # The grading chain (autograder/grading/chain): the submission is rebuilt on the
-# released
-# notebook, hidden tests are sealed with a nonce, the notebook runs in a warm,
-# confined kernel, and each test cell's verdict is made here, in the grader's
-# process, by comparing the results the cell sent with the reference's.
+# released notebook; the notebook runs in a warm, confined kernel, test cells
+# skipped there; each test runs in the referee, in the grader's process, against
+# the kernel's objects; each test cell's verdict is made here by comparing what
+# the test saw with what it saw of the reference solution.
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (  # noqa: E402
     AssignLatePenalties,
@@ -66,8 +66,8 @@ from nbgrader.preprocessors import (  # noqa: E402
 
 from autograder.grading.chain import (  # noqa: E402
     GradingExecute,
-    MeasuredRun,
     Reassemble,
+    Referee,
     Verdict,
 )
 
@@ -80,7 +80,7 @@ c.Autograde.sanitize_preprocessors = [
     CheckCellMetadata,
 ]
 c.Autograde.autograde_preprocessors = [
-    MeasuredRun,
+    Referee,
     GradingExecute,
     IgnorePattern,
     ClearMetadataPreprocessor,

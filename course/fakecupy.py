@@ -36,8 +36,17 @@ The rules, each as CuPy has it (``d``: a device array; every row is tested in
 - [g] mixed element types fall back to ``numpy.array(obj)``, which calls
   ``__array__`` (rule 1; ``core.pyx``).
 - [h] explicit device-to-host copies, each a wait for the GPU (``core.pyx``);
-  also ``asnumpy``, ``.tolist()``, ``float``, ``int`` and ``bool``, all counted
-  by ``SyncCounter``.
+  also ``asnumpy``, ``.tolist()``, ``.tobytes()``, ``.dump()``, pickling,
+  ``float``, ``int``, ``complex``, ``bool``, ``str``, ``repr``, ``format``, and
+  NumPy functions whose output is on the host (``numpy.save``,
+  ``numpy.array2string``...), all counted by ``SyncCounter``.
+
+**Copies are counted both ways.** A :class:`TransferCounter` (from
+:mod:`course.transfers`, importable here) counts every copy: the downloads
+above (``READ_METHODS`` names the methods) and the uploads, host to device:
+``fake_cupy.asarray`` and ``fake_cupy.array`` of host data, ``to_device``,
+``DeviceArray(host_array)`` and unpickling. Work on the device, results wrapped
+as device arrays, and copies from device to device count nothing.
 """
 
 from __future__ import annotations
@@ -46,148 +55,23 @@ import types
 from typing import Any
 
 import numpy as np
-from numpy.lib.mixins import NDArrayOperatorsMixin
 
-_IMPLICIT = (
-    "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
-    "construct a NumPy array explicitly."
+from course.devicearray import (
+    _IMPLICIT,
+    READ_METHODS,
+    DeviceArray,
+    _call,
 )
+from course.transfers import Transfer, TransferCounter, copying, record
 
-
-def _mixing_error(value: Any) -> TypeError:
-    return TypeError(
-        f"Unsupported type {type(value)}: a host (NumPy) array cannot meet a device "
-        "array in one operation. Copy it to the device with xp.asarray(...) first, "
-        "or create it with xp instead of numpy."
-    )
-
-
-def _unwrap(value: Any) -> Any:
-    """Turn DeviceArrays (also inside tuples, lists, dicts) into plain ndarrays.
-
-    Raises TypeError for a plain NumPy array that is not a scalar: that is mixing.
-    """
-    if isinstance(value, DeviceArray):
-        return value._data
-    if isinstance(value, np.ndarray):
-        raise _mixing_error(value)  # 0-d too: CuPy takes scalars, not arrays
-    if isinstance(value, (list, tuple)):
-        return type(value)(_unwrap(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _unwrap(v) for k, v in value.items()}
-    return value
-
-
-def _unwrap_index(key: Any) -> Any:
-    """Unwrap DeviceArrays in an index; NumPy index arrays are allowed."""
-    if isinstance(key, DeviceArray):
-        return key._data
-    if isinstance(key, tuple):
-        return tuple(_unwrap_index(k) for k in key)
-    return key
-
-
-def _wrap(value: Any) -> Any:
-    """Turn NumPy results (arrays and scalars) into DeviceArrays, as CuPy returns."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return DeviceArray(np.asarray(value))
-    if isinstance(value, tuple):
-        return tuple(_wrap(v) for v in value)
-    if isinstance(value, list):
-        return [_wrap(v) for v in value]
-    return value
-
-
-class DeviceArray(NDArrayOperatorsMixin):
-    """NumPy data that behaves like a CuPy array living on a (simulated) GPU.
-
-    Arithmetic, NumPy functions and methods work and return DeviceArrays;
-    reductions return 0-d DeviceArrays, as CuPy's do. Values reach the host only
-    through ``.get()``, ``.item()``, ``.tolist()``, ``float()``, ``int()``,
-    ``bool()``, printing, or ``fake_cupy.asnumpy``.
-    """
-
-    __slots__ = ("_data",)
-    device_name = "simgpu:0"
-
-    def __init__(self, data: np.ndarray) -> None:
-        self._data = data
-
-    # NumPy protocols: compute on the data, keep results on the "device".
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        out = kwargs.get("out")
-        result = getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
-        if out is not None:
-            return out[0] if isinstance(out, tuple) and len(out) == 1 else out
-        return _wrap(result)
-
-    def __array_function__(self, func, types_, args, kwargs):
-        return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
-
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError(_IMPLICIT)
-
-    # Everything else an ndarray has (shape, dtype, T, mean, reshape...).
-    def __getattr__(self, name: str) -> Any:
-        if name == "_data" or name.startswith("__"):
-            # No __array_interface__ and friends: NumPy must not see the data.
-            raise AttributeError(name)
-        value = getattr(self._data, name)
-        if callable(value):
-
-            def method(*args: Any, **kwargs: Any) -> Any:
-                return _wrap(value(*_unwrap(args), **_unwrap(kwargs)))
-
-            return method
-        return _wrap(value)
-
-    def __getitem__(self, key: Any) -> DeviceArray:
-        return _wrap(self._data[_unwrap_index(key)])
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._data[_unwrap_index(key)] = _unwrap(value)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __iter__(self):
-        return (_wrap(row) for row in self._data)
-
-    # The explicit (and counted) ways back to the host.
-    def get(self) -> np.ndarray:
-        """Copy to the host as a NumPy array (a device-to-host transfer)."""
-        return np.array(self._data, copy=True)
-
-    def item(self, *args: Any) -> Any:
-        """Copy one element to the host as a Python number."""
-        return self._data.item(*args)
-
-    def tolist(self) -> Any:
-        """Copy to the host as nested Python lists."""
-        return self._data.tolist()
-
-    def __float__(self) -> float:
-        return float(self._data)
-
-    def __int__(self) -> int:
-        return int(self._data)
-
-    def __bool__(self) -> bool:
-        return bool(self._data)
-
-    def __repr__(self) -> str:
-        return "device_" + repr(self._data)
-
-    def __str__(self) -> str:
-        return str(self._data)
-
-    def __format__(self, spec: str) -> str:
-        return format(self._data, spec)
-
-    @property
-    def device(self) -> str:
-        """Where the array lives (always the one simulated GPU)."""
-        return self.device_name
+__all__ = [
+    "READ_METHODS",
+    "DeviceArray",
+    "Transfer",
+    "TransferCounter",
+    "fake_cupy",
+    "to_device",
+]
 
 
 class _Namespace(types.ModuleType):
@@ -208,10 +92,10 @@ class _Namespace(types.ModuleType):
 
 def _wrap_callable(fn: Any) -> Any:
     def call(*args: Any, **kwargs: Any) -> Any:
-        result = fn(*_unwrap(args), **_unwrap(kwargs))
+        result = _call(fn, args, kwargs)
         if isinstance(result, np.random.Generator):
             return _Object(result)
-        return _wrap(result)
+        return result
 
     call.__name__ = getattr(fn, "__name__", "function")
     call.__doc__ = getattr(fn, "__doc__", None)
@@ -242,8 +126,9 @@ def _device_sequence(value: Any) -> Any:
     return value._data
 
 
-def _asarray(a: Any, dtype: Any = None) -> DeviceArray:
-    """Copy host data to the (simulated) device: the explicit host-to-device path.
+def _to_device(a: Any, dtype: Any, op: str) -> DeviceArray:
+    """Copy host data to the (simulated) device: the explicit host-to-device path,
+    one upload counted as ``op``.
 
     A (nested) sequence of device arrays is joined on the device, as CuPy does; a
     sequence mixing device arrays with host values is an implicit conversion.
@@ -256,10 +141,30 @@ def _asarray(a: Any, dtype: Any = None) -> DeviceArray:
         if any(on_device):
             if not all(on_device):
                 raise TypeError(_IMPLICIT)
-            return DeviceArray(np.array(_device_sequence(a), dtype=dtype))
-    return DeviceArray(np.array(a, dtype=dtype, copy=True))
+            data = np.array(_device_sequence(a), dtype=dtype)
+            return DeviceArray._adopt(data)
+    data = np.array(a, dtype=dtype, copy=True)
+    record("upload", op, data.nbytes)
+    return DeviceArray._adopt(data)
 
 
+def _asarray(a: Any, dtype: Any = None) -> DeviceArray:
+    """Copy host data to the device (a device array is returned as it is)."""
+    return _to_device(a, dtype, "fake_cupy.asarray")
+
+
+def _array(a: Any, dtype: Any = None, copy: bool = True) -> DeviceArray:
+    """Copy host data to the device; a device array is copied on the device."""
+    if isinstance(a, DeviceArray) and copy:
+        return DeviceArray._adopt(np.array(a._data, dtype=dtype, copy=True))
+    return _to_device(a, dtype, "fake_cupy.array")
+
+
+def _host_size(a: Any) -> int | None:
+    return a._data.nbytes if isinstance(a, DeviceArray) else None
+
+
+@copying("download", "fake_cupy.asnumpy", _host_size)
 def _asnumpy(a: Any) -> np.ndarray:
     """Copy device data to the host: the explicit device-to-host path."""
     if isinstance(a, DeviceArray):
@@ -273,7 +178,7 @@ def _get_array_module(*arrays: Any) -> types.ModuleType:
 
 fake_cupy = _Namespace("fake_cupy", np)
 fake_cupy.asarray = _asarray
-fake_cupy.array = _asarray
+fake_cupy.array = _array
 fake_cupy.asnumpy = _asnumpy
 fake_cupy.ndarray = DeviceArray
 fake_cupy.get_array_module = _get_array_module
@@ -281,5 +186,5 @@ fake_cupy.__doc__ = "CuPy's rules on NumPy data; see course.fakecupy."
 
 
 def to_device(a: Any) -> DeviceArray:
-    """Copy host data to the simulated device (same as ``fake_cupy.asarray``)."""
-    return _asarray(a)
+    """Copy host data to the simulated device (as ``fake_cupy.asarray`` does)."""
+    return _to_device(a, None, "to_device")

@@ -2,10 +2,10 @@
 
 Every time Python needs a *value* that lives on the GPU (``loss.item()``,
 ``float(t)``, ``print(t)``, ``t.cpu()``, ``t.to("cpu")``, ``if t > 0:``,
-``cupy.asnumpy(a)``, the same on the simulated device arrays of
-:mod:`course.fakecupy`...) the host must stop and wait for the GPU to finish all
-queued work, then copy the value back. One such wait per training step can make
-a GPU slower than a CPU.
+``numpy.asarray(t)``, ``cupy.asnumpy(a)``, the same on the simulated device
+arrays of :mod:`course.fakecupy`...) the host must stop and wait for the GPU to
+finish all queued work, then copy the value back. One such wait per training
+step can make a GPU slower than a CPU.
 
 :class:`SyncCounter` counts those calls. It counts them on the CPU too, where they
 cost nothing, so an exercise can be graded the same way on every machine::
@@ -53,12 +53,15 @@ _TORCH_READS = frozenset(
         "item",
         "numpy",
         "tolist",
+        "__array__",  # numpy.asarray(t), numpy.array(t)
         "__float__",
         "__int__",
+        "__complex__",
         "__bool__",
         "__index__",
-        "__repr__",
-        "__format__",
+        "__contains__",  # `x in t`: one .item() inside
+        "__repr__",  # print(t), str(t), repr(t)
+        "__format__",  # f"{t}", format(t, spec)
     }
 )
 #: Writes into a tensor: a device value written into a host tensor is a copy home.
@@ -138,28 +141,25 @@ def _tag(tensor: torch.Tensor) -> None:
         pass
 
 
+#: ``cupy.ndarray`` methods that copy to the host (those a CuPy lacks are skipped).
 _CUPY_METHODS = (
     "get",
     "item",
     "tolist",
+    "tobytes",
+    "tofile",
+    "dump",
+    "dumps",
     "__float__",
     "__int__",
-    "__bool__",
-    "__repr__",
-    "__format__",
-)
-_CUPY_FUNCTIONS = ("asnumpy",)
-_SIMULATED_METHODS = (
-    "get",
-    "item",
-    "tolist",
-    "__float__",
-    "__int__",
+    "__complex__",
     "__bool__",
     "__repr__",
     "__str__",
     "__format__",
+    "__reduce__",
 )
+_CUPY_FUNCTIONS = ("asnumpy",)
 
 
 @dataclass(frozen=True)
@@ -170,11 +170,23 @@ class SyncEvent:
     where: str
 
 
+#: Modules whose frames are the counters' own, not the caller's.
+_OWN_FILES = (
+    "course/sync.py",
+    "course/fakecupy.py",
+    "course/devicearray.py",
+    "course/transfers.py",
+)
+
+
 def _caller() -> str:
-    """Return ``file:line`` of the first frame outside this module and torch."""
-    for frame in reversed(traceback.extract_stack(limit=12)[:-2]):
+    """Return ``file:line`` of the first frame outside the course's counters,
+    torch, CuPy and NumPy (``numpy.save(f, d)`` copies inside NumPy)."""
+    for frame in reversed(traceback.extract_stack(limit=16)[:-2]):
         name = frame.filename.replace("\\", "/")
-        if "/torch/" in name or "/cupy/" in name or name.endswith("course/sync.py"):
+        if any(f"/{lib}/" in name for lib in ("torch", "cupy", "numpy")):
+            continue
+        if name.endswith(_OWN_FILES):
             continue
         return f"{name}:{frame.lineno}"
     return "?"
@@ -280,7 +292,9 @@ class SyncCounter:
 
     def _patch(self, owner: Any, name: str, op: str) -> None:
         had_own = name in vars(owner)
-        original = getattr(owner, name)
+        original = getattr(owner, name, None)
+        if original is None:  # not in this version of the library
+            return
         try:
             setattr(owner, name, self._wrap(op, original))
         except (TypeError, AttributeError):
@@ -303,7 +317,7 @@ class SyncCounter:
                 self._patch(cupy, name, f"cupy.{name}")
         fake = sys.modules.get("course.fakecupy")
         if fake is not None:
-            for name in _SIMULATED_METHODS:
+            for name in fake.READ_METHODS:
                 self._patch(fake.DeviceArray, name, f"DeviceArray.{name}")
             self._patch(fake.fake_cupy, "asnumpy", "fake_cupy.asnumpy")
         self._watch = _Watch(self)

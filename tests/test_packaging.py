@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CONDA_NAMES = {  # PyPI name -> conda-forge name, where they differ
     "torch": "pytorch",
     "playwright": "playwright-python",  # conda-forge "playwright" is the Node.js tool
+    "msgpack": "msgpack-python",
 }
 
 

@@ -93,35 +93,3 @@ def label(sub: Submission, layout: set[Path]) -> str:
     if sub.path in layout:
         return f"{sub.student}/{sub.lesson}"
     return shown(sub.path.name)
-
-
-def hold_case_conflicts(found: Intake, layout: set[Path]) -> None:
-    """Hold back every submission whose student id differs from another's only
-    in case: one student twice, or two students whose results would land on one
-    file on a case-insensitive disk. The instructor decides which."""
-    spellings: dict[str, set[str]] = {}
-    for sub in found.submissions:
-        spellings.setdefault(sub.student.casefold(), set()).add(sub.student)
-    clashing = {key for key, ids in spellings.items() if len(ids) > 1}
-    if not clashing:
-        return
-    if any(s.path in layout for s in found.submissions):
-        fix = "rename the folders under submitted/ so that each student has one id"
-    else:
-        fix = (
-            "rename the files, or give each file its student id with --map FILE "
-            "(a CSV of file name,student id)"
-        )
-    for key in sorted(clashing):
-        held = [s for s in found.submissions if s.student.casefold() == key]
-        ids = ", ".join(sorted(spellings[key]))
-        files = ", ".join(label(s, layout) for s in held)
-        found.problems.append(
-            f"conflict: student ids {ids} differ only in case; none of them is "
-            f"graded ({files}). If they are one student, or different students, "
-            f"{fix}, then grade again"
-        )
-        found.not_graded += [f"{label(s, layout)} (case conflict)" for s in held]
-    found.submissions = [
-        s for s in found.submissions if s.student.casefold() not in clashing
-    ]

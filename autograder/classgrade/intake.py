@@ -17,8 +17,11 @@ unpacked as a stream (:mod:`autograder.classgrade.unzip`), with limits.
 
 Two files that map to one student and lesson are a conflict for the instructor
 to resolve: neither is graded, and both are listed; so are student ids that
-differ only in case. A notebook that is not valid JSON gets an ``unreadable``
-row. The last problem line sums up what intake did not grade.
+differ only in case or Unicode form (:mod:`autograder.classgrade.screen`, which
+also refuses links). A notebook that is not valid JSON gets an ``unreadable``
+row. The last problem line sums up what intake did not grade: nothing is left
+out without a line, save folders that hold no submission (hidden ones, what a
+grading run wrote, a course root's other folders) and macOS's zip litter.
 """
 
 from __future__ import annotations
@@ -33,10 +36,16 @@ from autograder.classgrade.claims import (
     Submission,
     claimed,
     digest,
-    hold_case_conflicts,
     label,
 )
 from autograder.classgrade.late import read_timestamp
+from autograder.classgrade.screen import (
+    by_any_form,
+    hold_twins,
+    id_problem,
+    links_under,
+    same_name_notes,
+)
 from autograder.classgrade.unzip import (
     MAX_ENTRIES,
     MAX_ENTRY_BYTES,
@@ -103,7 +112,7 @@ def _layout_folders(source: Path) -> list[Path]:
     return [
         p
         for p in sorted(source.glob("*/*"))
-        if p.is_dir() and not p.parent.name.startswith(".")
+        if p.is_dir() and not p.parent.name.startswith(".")  # hidden: not read
         and any(p.name.lower() == n.lower() for n in known)
     ]  # fmt: skip
 
@@ -118,14 +127,17 @@ def _outputs_under(source: Path) -> list[Path]:
     return found
 
 
-def _nbgrader_layout(folders: list[Path], lesson: str | None) -> Intake:
-    """Submissions of an nbgrader layout's ``<student>/<lesson>/`` folders."""
+def _nbgrader_layout(
+    folders: list[Path], lesson: str | None, links: list[Path]
+) -> Intake:
+    """Submissions of an nbgrader layout's ``<student>/<lesson>/`` folders;
+    ``links`` (already listed) are not read."""
     found = Intake()
     known = lesson_names()
     for folder in folders:
         name = next(n for n in known if n.lower() == folder.name.lower())
         if lesson and name != lesson:
-            continue
+            continue  # another lesson's: not asked for, so not a problem
         student = folder.parent.name
         if shown(student) != student:
             found.problems.append(
@@ -133,12 +145,20 @@ def _nbgrader_layout(folders: list[Path], lesson: str | None) -> Intake:
                 f"{student_id(shown(student))}"
             )
             student = student_id(shown(student))
+        elif why := id_problem(student):
+            where = f"{student!r}/{folder.name}"
+            found.problems.append(
+                f"{where}: skipped, the folder name is not a usable student id "
+                f"({why}); rename the folder, then grade again"
+            )
+            found.not_graded.append(f"{where} (not a usable student id)")
+            continue
         notebook = next(
             (p for p in folder.glob("*.ipynb") if p.stem.lower() == name.lower()),
             folder / f"{name}.ipynb",
         )
         for stray in sorted(folder.glob("*.ipynb")):
-            if stray != notebook:
+            if stray != notebook and stray not in links:
                 found.problems.append(
                     f"{student}/{folder.name}: extra file {shown(stray.name)} "
                     f"ignored (the graded notebook is {notebook.name})"
@@ -146,8 +166,11 @@ def _nbgrader_layout(folders: list[Path], lesson: str | None) -> Intake:
                 found.not_graded.append(
                     f"{student}/{folder.name}/{shown(stray.name)} (an extra file)"
                 )
+        if notebook in links:
+            continue  # listed with the links, and not read
         if notebook.is_file():
-            when, problem = read_timestamp(folder)
+            linked = (folder / "timestamp.txt") in links  # never read
+            when, problem = ("", "") if linked else read_timestamp(folder)
             if problem:
                 found.problems.append(problem)
             found.submissions.append(
@@ -170,19 +193,30 @@ def _loose_files(
     """Loose notebooks under ``source``, outside the layout's ``covered``
     folders: the student from ``--map``, the file name without the lesson
     (``alice_01_devices.ipynb``), or the folder it is in (``alice/01_devices.ipynb``).
-    ``claims`` holds the layout's (student, lesson) pairs, and gets these."""
+    ``claims`` holds the layout's (student, lesson) pairs, and gets these. A
+    file that names a lesson but is no notebook (``alice_01_devices.pdf``) is
+    listed; other files are not submissions (``--map``'s CSV, a README)."""
     found = Intake()
     known = lesson_names()
-    paths = [p for p in sorted(source.rglob("*")) if p.suffix.lower() == ".ipynb"]
-    for path in paths:
+    for path in sorted(source.rglob("*")):
         inside = path.relative_to(source).parts
-        if any(part.startswith(".") for part in inside[:-1]) or not path.is_file():
-            continue  # .ipynb_checkpoints, .work, .cache, .exchange
+        if any(part.startswith(".") for part in inside[:-1]):
+            continue  # hidden folders: .ipynb_checkpoints, .work, .cache, .exchange
         if any(path.is_relative_to(f) for f in covered):
-            continue
+            continue  # the layout's, an earlier run's, or a link (all listed)
         named = only if only and only.lower() in path.name.lower() else None
         named = named or _lesson_in(path.name, known)
         name, where = shown(path.name), shown(str(path.relative_to(source)))
+        if path.suffix.lower() != ".ipynb" or not path.is_file():
+            if named and path.is_file() or path.suffix.lower() == ".ipynb":
+                what = "a folder" if path.is_dir() else "not a notebook (.ipynb)"
+                found.problems.append(
+                    f"{where}: skipped, {what}; if it is a submission, ask for "
+                    "the notebook file"
+                )
+                found.not_graded.append(f"{where} ({what})")
+                found.skipped += 1
+            continue
         if only and named not in (None, only):
             found.not_graded.append(f"{where} (a notebook of {named}, not {only})")
             continue
@@ -196,6 +230,13 @@ def _loose_files(
             continue
         if name_map is not None and path.name in name_map:
             student = student_id(name_map[path.name])
+            if why := id_problem(name_map[path.name]):
+                found.unattributed += 1
+                found.not_graded.append(
+                    f"{where} (--map gives it {name_map[path.name]!r}, not a usable "
+                    f"student id: {why}; correct its row)"
+                )
+                continue
         else:
             student = _without(lesson, path.stem)
             folder = path.parent
@@ -280,25 +321,29 @@ def collect(
     if out.is_relative_to(source.resolve()):
         here = source / out.relative_to(source.resolve())
         outside += [here / part for part in _OUTPUT_PARTS]
+    links, refused, left_out = links_under(source, outside)
+    problems += refused
+    skipped += left_out
+    outside += links
     folders = [
         f
         for f in _layout_folders(source / "submitted") + _layout_folders(source)
         if not any(f.is_relative_to(o) for o in outside)
     ]
-    layout = _nbgrader_layout(folders, lesson)
+    layout = _nbgrader_layout(folders, lesson, links)
     claims = {(s.student, s.lesson): [s.path] for s in layout.submissions}
     outside += folders
+    times = by_any_form(times) or {}  # a name typed NFC finds a file named NFD
     loose = _loose_files(
-        source, lesson, name_map, times or {}, zip_times, claims, outside
+        source, lesson, by_any_form(name_map), times, zip_times, claims, outside
     )
-    found = claimed(source, claims, layout, loose, times or {}, zip_times)
+    problems += same_name_notes(source, claims)
+    found = claimed(source, claims, layout, loose, times, zip_times)
     in_layout = {s.path for s in layout.submissions}
     from_zip = [
         s
         for s in found.submissions
-        if s.path not in in_layout
-        and s.path in zip_times
-        and s.path.name not in (times or {})
+        if s.path not in in_layout and s.path in zip_times and s.path.name not in times
     ]
     if from_zip:
         problems.append(
@@ -306,13 +351,13 @@ def collect(
             "(the time each file was last changed, read as UTC when the zip does "
             "not say); for exact times give --map a submitted_at column"
         )
-    hold_case_conflicts(found, in_layout)
+    hold_twins(found, in_layout)
     for sub in found.submissions:
         why = _notebook_problem(sub.path)
         if why:
             found.not_graded.append(f"{label(sub, in_layout)} ({why})")
     not_graded = skipped + found.not_graded
-    found.skipped = len(skipped)
+    found.skipped = len(skipped) + loose.skipped
     if not_graded:
         found.problems.append(
             f"intake: {len(found.submissions)} notebook(s) to grade; "

@@ -3,8 +3,12 @@
 Limits on the number of entries and on each entry's and the total uncompressed
 size, checked while streaming (a header may lie). Over the entry count or the
 total, the whole zip is refused and nothing is left behind; one entry over the
-size for one file, with a name marked UTF-8 that is not, or that is not a
-notebook, is skipped with the reason, and the rest is unpacked.
+size for one file, with a name marked UTF-8 that is not, an unsafe path, a link
+or that is not a notebook, is skipped with the reason, and the rest is unpacked.
+A backslash in an entry's name is a folder separator (Windows zip tools).
+
+Student ids (:func:`student_id`) are Unicode-aware: NFC first, so that ``josé``
+typed on a Mac (``e`` and a combining accent) is the same id as anywhere else.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import struct
+import unicodedata
 import zipfile
 import zlib
 from datetime import datetime, timezone
@@ -38,9 +44,30 @@ class _TooLarge(Exception):
 
 
 def student_id(text: str) -> str:
-    """A file-system-safe student id made from a name."""
-    cleaned = re.sub(r"[^A-Za-z0-9._@-]+", "-", text).strip("-._")
-    return cleaned[:80]
+    """A file-system-safe student id made from a name.
+
+    NFC first; then letters, accents and digits of any script and ``_ . @ -``
+    are kept, and every run of anything else (a path separator, a space, a
+    control or invisible formatting character) becomes one ``-``. No id starts
+    or ends with ``-``, ``.`` or ``_``, so none is ``..`` or hidden.
+    """
+    text = unicodedata.normalize("NFC", text)
+    kept = "".join(
+        c if c in "_.@-" or unicodedata.category(c)[0] in "LMN" else "\0" for c in text
+    )
+    cleaned = re.sub("\0+", "-", kept).strip("-._")
+    return cleaned[:80].rstrip("-._")
+
+
+def written_apart(*names: str) -> str:
+    """When ``names`` differ but are equal once NFC-normalised, a note that
+    shows how each is encoded; otherwise ""."""
+    if len(set(names)) < 2 or len({unicodedata.normalize("NFC", n) for n in names}) > 1:
+        return ""
+    return (
+        "; the names differ only in how their accented letters are encoded "
+        f"(Unicode NFC and NFD, as a Mac writes them: {', '.join(map(ascii, names))})"
+    )
 
 
 def shown(name: str) -> str:
@@ -145,12 +172,15 @@ def extract_zip(
 ) -> list[str]:
     """Unpack ``archive`` into ``target`` safely; return the problems found.
 
-    Entries with absolute paths or ``..`` are skipped; names are cleaned; two
-    entries that land on the same file are both kept out and reported. One
-    entry over ``max_entry``, with a name marked UTF-8 that is not, or that is
-    not a notebook, is skipped and reported (``skipped`` gets ``"name (why)"``);
-    the rest is unpacked. Each entry's date goes into ``times`` (unpacked path
-    -> ISO text). A zip stores no time zone: the date is read as UTC.
+    Names are cleaned (``\\`` is a separator too); two entries that land on
+    the same file are both kept out and reported. An entry with an absolute
+    path or ``..``, a symbolic link (never read: its target is not quoted
+    either), a hidden file, one over ``max_entry``, with a name marked UTF-8
+    that is not, or that is not a notebook, is skipped and reported
+    (``skipped`` gets ``"name (why)"``); the rest is unpacked. Only folders and
+    what zip tools add on their own (:func:`_junk`) are left out silently.
+    Each entry's date goes into ``times`` (unpacked path -> ISO text). A zip
+    stores no time zone: the date is read as UTC.
 
     Raises:
         IntakeError: not a zip, or over the entry count or the total size
@@ -161,7 +191,8 @@ def extract_zip(
     target.mkdir(parents=True, exist_ok=True)
     try:
         with zf:
-            entries = [i for i in zf.infolist() if not i.is_dir()]
+            # a folder's own entry ("carol/", "carol\\") holds nothing: not listed
+            entries = [i for i in zf.infolist() if not _parts(i.filename)[1]]
             if len(entries) > max_entries:
                 raise IntakeError(
                     f"{archive.name}: {len(entries):,} entries, more than the "
@@ -181,11 +212,15 @@ def extract_zip(
                         "zip tool?); rename the file and zip it again",
                     )
                     continue
-                if _junk(info.filename):
+                parts, _ = _parts(info.filename)
+                why = _unsafe(info.filename, parts)
+                if why is None and _junk(parts):
+                    continue  # macOS's ._ files and __MACOSX/, .DS_Store...
+                why = why or _not_a_file(info, parts)
+                if why is not None:
+                    _skip(problems, skipped, name, why)
                     continue
-                out = _safe_target(info.filename, target, problems)
-                if out is None:
-                    continue
+                out = _safe_target(parts, name, target, problems)
                 if out.suffix != ".ipynb" and out.name != "timestamp.txt":
                     _skip(problems, skipped, name, "not a notebook (.ipynb)")
                     continue
@@ -207,6 +242,7 @@ def extract_zip(
                     problems.append(
                         f"conflict: {name!r} and {shown(taken[out])!r} unpack to "
                         "the same file; neither is graded (rename one)"
+                        + written_apart(name, shown(taken[out]))
                     )
                     continue
                 taken[out] = info.filename
@@ -245,10 +281,58 @@ def extract_zip(
     return problems
 
 
-def _junk(name: str) -> bool:
-    """What zip tools add on their own (macOS's resource forks, hidden files)."""
-    parts = Path(name).parts
-    return "__MACOSX" in parts or any(p.startswith(".") and p != ".." for p in parts)
+def _parts(name: str) -> tuple[list[str], bool]:
+    """An entry name's parts, ``\\`` a separator as ``/`` is (a Windows zip
+    tool writes ``carol\\carol_01_devices.ipynb``); and whether it names a
+    folder (it ends with a separator)."""
+    name = name.replace("\\", "/")
+    return [p for p in name.split("/") if p not in ("", ".")], name.endswith("/")
+
+
+def _junk(parts: list[str]) -> bool:
+    """What zip tools and file managers add on their own, left out silently:
+    macOS's ``__MACOSX/``, ``._*`` and ``.DS_Store``, and hidden folders
+    (``.ipynb_checkpoints/``, ``.git/``). A hidden file is not junk: it is
+    skipped with a line (:func:`_not_a_file`)."""
+    name, folders = parts[-1], parts[:-1]
+    return (
+        "__MACOSX" in parts
+        or any(p.startswith(".") for p in folders)
+        or name == ".DS_Store"
+        or name.startswith("._")
+    )
+
+
+def _unsafe(name: str, parts: list[str]) -> str | None:
+    """Why an entry's path is refused: it climbs out, starts at a root (``/``,
+    ``C:``) or names no file."""
+    rooted = name.replace("\\", "/").startswith("/")
+    if ".." in parts or rooted or re.match(r"[A-Za-z]:", parts[0] if parts else ""):
+        return (
+            "unsafe path in the zip (it starts at / or at a drive, or climbs out "
+            "with ..); nothing was written outside the unpacked folder. Ask for "
+            "the file again, zipped from inside the student's folder"
+        )
+    return None if parts else "the entry has no file name; ask for it again"
+
+
+def _not_a_file(info: zipfile.ZipInfo, parts: list[str]) -> str | None:
+    """Why an entry is not unpacked as a file: a link (what it points to is
+    never read, nor quoted), a device or pipe, or a hidden file."""
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind == stat.S_IFLNK:
+        return (
+            "a symbolic link, not a file: what it points to is not read; ask "
+            "for the notebook itself (zip without -y / --symlinks)"
+        )
+    if kind not in (0, stat.S_IFREG):
+        return "not a regular file (a folder, device or pipe); it is not read"
+    if parts[-1].startswith("."):
+        return (
+            "a hidden file (its name starts with a dot); if it is a submission, "
+            "rename it without the dot and zip it again"
+        )
+    return None
 
 
 def _zip_time(info: zipfile.ZipInfo) -> str:
@@ -276,18 +360,16 @@ def _zip_time(info: zipfile.ZipInfo) -> str:
         return ""
 
 
-def _safe_target(name: str, target: Path, problems: list[str]) -> Path | None:
-    parts = [p for p in Path(name).parts if p not in ("", ".")]
-    if not parts:
-        return None
-    if ".." in parts or Path(name).is_absolute():
-        problems.append(f"{shown(name)}: unsafe path in the zip, skipped")
-        return None
+def _safe_target(
+    parts: list[str], name: str, target: Path, problems: list[str]
+) -> Path:
+    """Where a safe entry (:func:`_unsafe`) is unpacked: each part cleaned as
+    a student id is; a file name changed by more than NFC is reported."""
     safe = [student_id(p) or "unnamed" for p in parts[:-1]]
     stem, suffix = os.path.splitext(parts[-1])
     safe.append((student_id(stem) or "unnamed") + suffix.lower())
-    if safe[-1] != parts[-1]:
-        problems.append(f"{shown(name)!r}: renamed to {safe[-1]}")
+    if safe[-1] != unicodedata.normalize("NFC", parts[-1]):
+        problems.append(f"{name!r}: renamed to {safe[-1]}")
     return target.joinpath(*safe)
 
 

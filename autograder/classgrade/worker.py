@@ -234,8 +234,10 @@ def _grade(job: Job, graded: Graded) -> None:
     result.flags = list(found.get("flags", []))
     result.review = list(found.get("review", []))
     result.verdict_seconds = float(found.get("verdict_seconds", 0.0))
+    from autograder.grading.compare import clip
+
     result.hints = {
-        gid: v["message"][:400]
+        gid: clip(v["message"], 400)
         for gid, v in found.get("verdicts", {}).items()
         if not v.get("passed")
     }

@@ -36,6 +36,13 @@ def shown(value: object) -> str:
     return "".join(out)
 
 
+def shown_lines(value: object, indent: str) -> str:
+    """``value`` as :func:`shown` makes it, but its line breaks kept as line
+    breaks, each line after the first indented by ``indent``."""
+    lines = str(value).replace("\r\n", "\n").split("\n")
+    return ("\n" + indent).join(shown(line) for line in lines)
+
+
 def check(args: argparse.Namespace) -> int:
     """Run ``course check`` with the parsed ``args``; return the exit code."""
     from autograder.classgrade import grade_class
@@ -80,13 +87,13 @@ def check(args: argparse.Namespace) -> int:
     score, top = float(result.score), float(result.max_score)
     print(f"{shown(notebook)}: {shown(result.status)}, {score:g} / {top:g}")
     if result.message:
-        print(f"  {shown(result.message)}")
+        print(f"  {shown_lines(result.message, '  ')}")
     for question, (score, top) in result.per_question.items():
         score, top = float(score), float(top)
         mark = "ok " if score >= top else "-- "
         print(f"  {mark}{shown(question):<34} {score:g} / {top:g}")
         if score < top and question in result.hints:
-            print(f"       {shown(result.hints[question])}")
+            print(f"       {shown_lines(result.hints[question], ' ' * 7)}")
     for flag in result.flags:
         print(f"  note: {shown(flag)}")
     if result.feedback:

@@ -51,6 +51,19 @@ DEFAULT_TOLERANCE = {2: (1e-2, 1e-3), 4: (1e-5, 1e-6), 8: (1e-9, 1e-12)}
 _MAX_MESSAGES = 3
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with an
+    ellipsis where it was cut (never in the middle of a word)."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 1, 0)]
+    space = max(cut.rfind(" "), cut.rfind("\n"))
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip() + "\u2026"
+
+
 def _values_shown() -> bool:
     return _REVEAL.get() == VALUES
 
@@ -83,11 +96,15 @@ def _close(want: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> str:
     bad = np.argwhere(~ok)
     first = tuple(int(i) for i in bad[0])
     at = f" at index {first}" if want.ndim else ""
-    if not _values_shown():
-        return (
+    if not _values_shown():  # the submission's values, never the reference's
+        yours = (got[first] if want.ndim else got).item()
+        text = (
             f"{int((~ok).sum())} of {want.size} value(s) differ beyond the "
-            f"tolerance (rtol={rtol:g}, atol={atol:g})" + (f"; first{at}" if at else "")
-        )
+            f"tolerance (rtol={rtol:g}, atol={atol:g})"
+            + (f"; first{at}, where yours is {yours:.8g}" if at else
+               f"; yours is {yours:.8g}")
+        )  # fmt: skip
+        return text + (f"; your values: {_summary(got)}" if want.ndim else "")
     got_value = (got[first] if want.ndim else got).item()
     want_value = (want[first] if want.ndim else want).item()
     return (
@@ -95,6 +112,20 @@ def _close(want: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> str:
         f"got {got_value:.8g}, expected {want_value:.8g} "
         f"(tolerance rtol={rtol:g}, atol={atol:g})"
     )
+
+
+def _summary(values: np.ndarray) -> str:
+    """The submission's values in a few words: all of them when few, else
+    their range and mean."""
+    flat = values.reshape(-1)
+    if flat.size <= 6:
+        return "[" + ", ".join(f"{v:.6g}" for v in flat.tolist()) + "]"
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = flat[np.isfinite(flat)] if flat.dtype.kind != "c" else flat
+        if finite.size == 0:
+            return "no finite value"
+        return (f"min {finite.real.min():.6g}, mean {finite.real.mean():.6g}, "
+                f"max {finite.real.max():.6g}")  # fmt: skip
 
 
 def _default_tolerance(dtype: np.dtype) -> tuple[float, float]:
@@ -215,7 +246,7 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
             )
         if value != int(want["v"]):
             if not _values_shown():
-                return [f"{label}: not the expected int"]
+                return [f"{label}: got {value}, not the expected int"]
             return [f"{label}: got {value}, expected {want['v']}"]
         return []
     if kind in ("bool", "str", "device", "dtype", "none"):
@@ -223,7 +254,8 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
             return [f"{label}: expected {_expected(want, got)}, got {_show(got)}"]
         if got.get("v") != want.get("v"):
             if not _values_shown():
-                return [f"{label}: not the expected {_KINDS.get(kind, kind)}"]
+                return [f"{label}: got {_show(got)}, not the expected "
+                        f"{_KINDS.get(kind, kind)}"]  # fmt: skip
             return [f"{label}: got {_show(got)}, expected {_show(want)}"]
         return []
     if kind == "raised":

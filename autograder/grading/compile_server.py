@@ -47,6 +47,8 @@ _broken: str | None = None  # why this process compiles without a server
 # --- the server -----------------------------------------------------------------
 
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_PDEATHSIG = 1
+_CLONE_NEWUSER, _CLONE_NEWPID = 0x10000000, 0x20000000
 
 
 def serve(cc: tuple[int, int]) -> None:
@@ -63,7 +65,9 @@ def serve(cc: tuple[int, int]) -> None:
     os.dup2(2, 1)  # a stray print must not corrupt the reply channel
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the worker's
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    _end_with_parent(libc)
 
     def send(**event: Any) -> None:
         _write_all(out, (json.dumps(event) + "\n").encode())
@@ -84,6 +88,7 @@ def serve(cc: tuple[int, int]) -> None:
             null = os.open(os.devnull, os.O_RDONLY)
             os.dup2(null, 0)
             os.close(null)
+            _in_own_namespace(libc)
             _child(cuda, request, write)
         os.close(write)
         send(child=pid)
@@ -91,6 +96,64 @@ def serve(cc: tuple[int, int]) -> None:
         os.close(read)
         _end_leftovers()
         send(exit=code)
+
+
+def _end_with_parent(libc: Any) -> None:
+    """The server ends with the batch: on SIGTERM, and when the worker that
+    started it is gone (its parent changes), it kills what it started and
+    exits; it also dies with that parent (``PR_SET_PDEATHSIG``)."""
+    parent = os.getppid()
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    def end(*_: Any) -> None:
+        _end_leftovers()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, end)
+    signal.signal(signal.SIGHUP, end)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        end()
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+    if os.getppid() != parent:
+        end()
+
+
+def _in_own_namespace(libc: Any) -> None:
+    """In a request's process: the rest runs as PID 1 of a new PID namespace
+    (the Linux kernel kills whatever it leaves behind when it exits), below a
+    stand-in that dies with the server and takes the namespace with it.
+    Where namespaces are refused the request runs as it is (the server still
+    kills what it leaves behind)."""
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    uid, gid = os.geteuid(), os.getegid()
+    flags = _CLONE_NEWPID if uid == 0 else _CLONE_NEWPID | _CLONE_NEWUSER
+    if libc.unshare(flags) != 0:
+        return
+    if uid != 0:
+        try:
+            for name, text in (
+                ("setgroups", "deny"),
+                ("uid_map", f"{uid} {uid} 1"),
+                ("gid_map", f"{gid} {gid} 1"),
+            ):
+                with open(f"/proc/self/{name}", "w", encoding="ascii") as f:
+                    f.write(text)
+        except OSError:
+            pass  # the request still runs, as nobody in the namespace
+    child = os.fork()
+    if child == 0:  # PID 1 of the namespace: dies with the stand-in
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        return
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(1))
+    status = os.waitpid(child, 0)[1]
+    if os.WIFSIGNALED(status):  # the same end, seen by the server
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -56,8 +56,6 @@ class HideHiddenTests(Preprocessor):
     enabled = Bool(True, help="Always on: feedback must never show hidden tests.")
 
     def preprocess(self, nb: Any, resources: Any):
-        """Also drop the grader's own guard cells (see autograder.grading.guard)."""
-        nb.cells = [c for c in nb.cells if "course_guard" not in c.get("metadata", {})]
         withhold_after_hidden(nb.cells)
         return super().preprocess(nb, resources)
 

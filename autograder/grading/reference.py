@@ -22,8 +22,7 @@ from typing import Any
 from autograder.config.scratch import cache_root, locked
 from autograder.grading.kernel.limits import GRADING_ENV
 from autograder.lessons import find_lesson, source_to_notebook
-from autograder.lessons.conventions import grade_id
-from autograder.lessons.releases import notebook_root
+from autograder.lessons.conventions import grade_id, is_test
 from course.results import MIME, VERSION
 
 #: Per-kernel timeout for the reference run (seconds per cell).
@@ -148,57 +147,56 @@ def _cached(stem: str, key: str, compute: Any) -> dict[str, Any]:
 
 
 def _measure(source: Path) -> dict[str, Any]:
-    """Run the solution's measured program; return each test's record."""
-    import nbformat
+    """Run the solution notebook as a submission is run (its tests in the
+    referee); return each test's record."""
     from traitlets.config import Config
 
-    from autograder.grading.chain.measured import records_of, run_error, run_program
-    from autograder.grading.measured import build
+    from autograder.grading.chain.execute import GradingExecute
+    from autograder.grading.chain.referee import Referee, collect
 
     nb = source_to_notebook(source)
-    release = notebook_root(source.stem) / "notebooks" / source.stem
-    release = release / f"{source.stem}.ipynb"
-    program = build(nb, nbformat.read(release, as_version=4))
-    if program.refused:
-        raise ReferenceError(f"{source.stem}: the answer rules refuse the solution: "
-                             f"{program.refused}")  # fmt: skip
     config = Config()
     config.GradingExecute.timeout = TIMEOUT
     folder = Path(tempfile.mkdtemp(prefix="course-reference-"))
+    resources: dict[str, Any] = {
+        "metadata": {"path": str(folder)},
+        "nbgrader": {"assignment": source.stem, "notebook": source.stem,
+                     "student": "reference"},
+    }  # fmt: skip
     try:
-        outputs = run_program(
-            program.to_json("reference", TIMEOUT), config,
-            {"metadata": {"path": str(folder)}},
-        )  # fmt: skip
+        nb, resources = Referee(config=config).preprocess(nb, resources)
+        nb, resources = GradingExecute(config=config).preprocess(nb, resources)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    records = records_of(outputs, None)
-    problems = [f"the run stopped: {run_error(outputs)}"] if run_error(outputs) else []
-    for gid in program.tests:
+    records = collect(resources) or {}
+    from autograder.grading.chain.kernels import compile_launches
+
+    compile_launches(records)
+    tests = [grade_id(c) for c in nb.cells if grade_id(c) and is_test(c)]
+    problems = []
+    for gid in tests:
         record = records.get(gid)
         if record is None:
             problems.append(f"{gid}: no record")
-        elif record.get("error") or record.get("tampered"):
-            problems.append(f"{gid}: {record.get('error') or record.get('tampered')}")
+        elif record.get("error"):
+            problems.append(f"{gid}: {record['error']}")
         elif not all(c.get("ok") for c in record.get("checks", [])):
             problems.append(f"{gid}: a check failed")
     if problems:
         raise ReferenceError(
-            f"the solution of {source.stem} fails its measured run: "
+            f"the solution of {source.stem} fails its tests in the referee: "
             + "; ".join(problems)
         )
-    return {gid: records[gid] for gid in program.tests}
+    return {gid: records[gid] for gid in tests}
 
 
 def _measured_key(lesson: str) -> tuple[Path, str]:
-    """The lesson's source and the cache key of its measured records."""
+    """The lesson's source and the cache key of its records."""
     source = find_lesson(lesson)
     digest = hashlib.sha256(_fingerprint(source).encode())
-    for name in ("harness.py", "hooks.py", "measured.py", "answer_rules.py"):
-        digest.update((Path(__file__).parent / name).read_bytes())
-    release = notebook_root(source.stem) / "notebooks" / source.stem
-    release = release / f"{source.stem}.ipynb"
-    digest.update(release.read_bytes() if release.is_file() else b"")
+    referee = Path(__file__).parent / "referee"
+    for path in sorted(referee.glob("*.py")):
+        digest.update(path.read_bytes())
     return source, f"measured-{digest.hexdigest()[:20]}"
 
 
@@ -210,9 +208,9 @@ def measured_cache(lesson: str) -> Path:
 
 
 def measured_reference(lesson: str) -> dict[str, Any]:
-    """``{test grade_id: record}`` of the lesson's solution in the measured run
-    (:mod:`autograder.grading.harness`), computed on first use and cached like
-    :func:`reference_results`.
+    """``{test grade_id: record}`` of the lesson's solution, its tests run in the
+    referee (:mod:`autograder.grading.referee`), computed on first use and
+    cached like :func:`reference_results`.
 
     Raises:
         ReferenceError: the solution fails a test there, or breaks the rules.

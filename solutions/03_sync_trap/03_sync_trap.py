@@ -581,8 +581,9 @@ class RecordingDevice:
 
 # %% nbgrader={"grade": true, "grade_id": "03-timed-test", "points": 1}
 """timed returns median and spread, and synchronises after the timed call."""
-log = []
-result = timed(lambda: log.append("call"), RecordingDevice(log), repeat=3, warmup=1)
+recorder = RecordingDevice([])
+log = recorder.log
+result = timed(lambda: log.append("call"), recorder, repeat=3, warmup=1)
 check_type(result, dict, "timed(...)")
 check_equal(len(result["times"]), 3, 'len(result["times"])')
 check_type(result["median"], float, 'result["median"]')
@@ -601,8 +602,10 @@ _got = {}
 try:
     for _durations, _warmup in (([3.0, 1.0, 2.0], 1), ([0.5, 0.25, 4.0, 1.0, 2.0], 2),
                                 ([7.0], 0)):
-        _log = []
+        _device = RecordingDevice([])
+        _log = _device.log
         _now = [100.0]
+        _calls = [0]
         _queue = list(_durations)
 
         def _clock():
@@ -611,19 +614,21 @@ try:
 
         def _work():
             _log.append("call")
-            _now[0] += _queue.pop(0) if _log.count("call") > _warmup else 50.0
+            _calls[0] += 1
+            _now[0] += _queue.pop(0) if _calls[0] > _warmup else 50.0
 
         time.perf_counter = _clock
-        _res = outcome(timed, _work, RecordingDevice(_log), repeat=len(_durations),
+        _res = outcome(timed, _work, _device, repeat=len(_durations),
                        warmup=_warmup)
         time.perf_counter = _real_clock
         _label = f"timed(durations={_durations}, warmup={_warmup})"
         if isinstance(_res, dict):
             _res = {_k: _res.get(_k) for _k in ("times", "median", "spread")}
         _got[_label] = _res
-        _got[f"{_label}: calls of fn"] = _log.count("call")
+        _events = list(_log)
+        _got[f"{_label}: calls of fn"] = _events.count("call")
         _pending, _early = False, False
-        for _event in _log:
+        for _event in _events:
             if _event == "call":
                 _pending = True
             elif _event == "sync":

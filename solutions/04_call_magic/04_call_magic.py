@@ -189,6 +189,21 @@ class Doubler(MiniModule):
         return 2 * x
 
 
+class Shifter(MiniModule):
+    """scale * x + shift: a forward that takes a keyword argument."""
+
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x, shift=0):
+        return self.scale * x + shift
+
+
+class NoForward(MiniModule):
+    """A subclass that forgets to define forward: calling it must fail."""
+
+
 doubler = Doubler()
 log_handle = doubler.register_forward_hook(
     lambda module, args, output: print(f"hook: {type(module).__name__}{args} -> "
@@ -217,18 +232,8 @@ check_equal(Doubler()(1), 2, "Doubler()(1)")
 ### BEGIN HIDDEN TESTS
 from course.results import outcome, submit
 
-
-class _Affine(MiniModule):
-    def __init__(self, scale):
-        super().__init__()
-        self.scale = scale
-
-    def forward(self, x, shift=0):
-        return self.scale * x + shift
-
-
 _got = {}
-_m = _Affine(3)
+_m = Shifter(3)
 _order = []
 _h1 = _m.register_forward_hook(lambda m, a, o: _order.append(("first", a, o)))
 _h2 = _m.register_forward_hook(lambda m, a, o: o + 100)
@@ -236,12 +241,12 @@ _h3 = _m.register_forward_hook(lambda m, a, o: _order.append(("third", a, o)))
 _got["output after a hook that returns o + 100"] = _m(2, shift=1)
 _got["hook order and args"] = list(_order)
 _got["register_forward_hook(...) returns a HookHandle"] = isinstance(_h2, HookHandle)
+_got["a second instance must not share hooks"] = Shifter(1)(5)
 _h2.remove()
 _h2.remove()
 _got["output after removing the replacing hook (twice)"] = _m(2)
 _got["forward called directly"] = _m.forward(2)
 _got["hooks run so far (forward called directly must not run them)"] = len(_order)
-_got["a second instance must not share hooks"] = _Affine(1)(5)
 
 
 def _self_removing(m, a, o):
@@ -249,20 +254,18 @@ def _self_removing(m, a, o):
     return o * 10
 
 
+_after = []
 _handles = {"self": _m.register_forward_hook(_self_removing)}
+_m.register_forward_hook(lambda m, a, o: _after.append(o))
 _got["a hook that removes itself still counts once"] = _m(1)
 _got["then it is gone"] = _m(1)
-
-
-class _NoForward(MiniModule):
-    pass
-
-
-_error = outcome(_NoForward(), 1)
+_got["the hook after a self-removing one still runs (iterate over a copy)"] = (
+    list(_after))
+_error = outcome(NoForward(), 1)
 _got["calling a MiniModule without forward"] = _error
 _got["the error names forward and the class"] = (
     "forward" in str(getattr(_error, "message", ""))
-    and "_NoForward" in str(getattr(_error, "message", "")))
+    and "NoForward" in str(getattr(_error, "message", "")))
 submit(_got)
 ### END HIDDEN TESTS
 
@@ -332,20 +335,12 @@ check_type(shape_recorder(nn.Linear(2, 2)), (tuple, list), "shape_recorder(...)"
 ### BEGIN HIDDEN TESTS
 from course.results import submit
 
-
-class _Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.encoder = nn.Sequential(nn.Linear(6, 16), nn.Tanh(),
-                                     nn.Sequential(nn.Linear(16, 4), nn.ReLU()))
-        self.head = nn.Linear(4, 2)
-
-    def forward(self, x):
-        return self.head(self.encoder(x))
-
-
 _got = {}
-_model = _Net()
+_model = nn.Sequential(
+    nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Sequential(nn.Linear(16, 4),
+                                                             nn.ReLU())),
+    nn.Linear(4, 2),
+)
 for _batch in (1, 3, 17):
     _x = torch.randn(_batch, 6)
     _rec, _hs = shape_recorder(_model)
@@ -400,20 +395,24 @@ print(tuple(scores.shape), scores.requires_grad, scores.device)
 
 # %% nbgrader={"grade": true, "grade_id": "04-predict-test", "points": 1}
 """predict returns the right shape without gradients and calls the model."""
-calls = Counter()
+batches = []
 
 
-def count_batch(module, args, output):
-    calls("batch")  # returns None, so the output is left alone
+def record_batch(module, args, output):
+    # returns None, so the output is left alone
+    batches.append((len(args[0]), output.requires_grad))
 
 
-hook = classifier.register_forward_hook(count_batch)
+hook = classifier.register_forward_hook(record_batch)
 out = predict(classifier, torch.randn(10, 4, device=device), batch_size=4)
 hook.remove()
 check_type(out, torch.Tensor, "predict(...)")
 check_equal(tuple(out.shape), (10, 3), "predict(...).shape")
 check_equal(out.requires_grad, False, "predict(...).requires_grad")
-check_equal(calls.count, 3, "forward hooks run (10 rows in batches of 4)")
+check_equal([size for size, _ in batches], [4, 4, 2],
+            "batch sizes the model was called with (10 rows in batches of 4)")
+check_equal([grad for _, grad in batches], [False, False, False],
+            "whether each batch's output tracked gradients (use torch.no_grad())")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "04-predict-hidden-test", "points": 2}
@@ -429,11 +428,15 @@ _got = {}
 for _n, _bs in ((1, 32), (31, 32), (32, 32), (33, 32), (100, 7), (64, 1)):
     _x = torch.randn(_n, 5).to(device)  # the same numbers on every machine
     _calls = []
-    _h = _net.register_forward_hook(lambda m, a, o: _calls.append(a[0].shape[0]))
+    _h = _net.register_forward_hook(
+        lambda m, a, o: _calls.append((a[0].shape[0], o.requires_grad)))
     _out = predict(_net, _x, batch_size=_bs)
     _h.remove()
     _got[f"predict(n={_n}, batch_size={_bs})"] = Approx(_out, rtol=1e-5, atol=1e-6)
-    _got[f"batch sizes the hooks saw (n={_n}, batch_size={_bs})"] = list(_calls)
+    _got[f"batch sizes the hooks saw (n={_n}, batch_size={_bs})"] = [
+        _size for _size, _ in _calls]
+    _got[f"outputs that tracked gradients (n={_n}, batch_size={_bs}; "
+         "use torch.no_grad())"] = [_g for _, _g in _calls]
 submit(_got)
 ### END HIDDEN TESTS
 

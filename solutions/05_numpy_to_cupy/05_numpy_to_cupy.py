@@ -29,7 +29,7 @@ from course import gpumodel
 from course.backend import array_module, backend_name, get_xp, host_copy
 from course.checks import check_close, check_equal, check_type
 from course.devices import cupy_status
-from course.fakecupy import DeviceArray, fake_cupy
+from course.fakecupy import DeviceArray, TransferCounter, fake_cupy
 from course.plots import plot_timings, show
 from course.recorded import describe_recorded, load_recorded, recorded_rows
 from course.sync import SyncCounter
@@ -62,7 +62,8 @@ print(type(a), "\n", (a * 2 + 1).sum(axis=0))
 #
 # Some conversions, though, *are* implicit copies, each with a wait for the GPU:
 # `float(a)`, `int(a)`, `bool(a)` (so `if a > 0:`), `print(a)`, `a.item()` and
-# `a.tolist()`. No error warns you; `SyncCounter` counts them.
+# `a.tolist()`. No error warns you; `SyncCounter` counts them, and
+# `TransferCounter` counts every copy of `fake_cupy` data, uploads included.
 
 # %%
 host = np.arange(3, dtype=np.float32)
@@ -122,8 +123,13 @@ check_type(out, np.ndarray, "standardize(numpy array)")
 check_equal(out.shape, (6, 3), "shape")
 check_equal(str(out.dtype), "float32", "dtype")
 check_close(out.mean(axis=0), np.zeros(3), atol=1e-5, name="column means")
-on_device = standardize(fake_cupy.asarray(sample))
+device_sample = fake_cupy.asarray(sample)
+with TransferCounter() as copies:
+    on_device = standardize(device_sample)
 check_type(on_device, DeviceArray, "standardize(device array)")
+check_equal((copies.downloads, copies.uploads), (0, 0),
+            "copies (to the host, to the device) inside standardize(device array): "
+            "compute on X's own device with array_module(X)")
 check_close(on_device, out, rtol=1e-5, atol=1e-6, name="device result")
 print("Visible tests passed.")
 
@@ -143,7 +149,11 @@ for _shape in ((1, 1), (5, 2), (40, 7), (3, 10)):
         _tol = 1e-4 if _dtype is np.float32 else 1e-10
         for _input, _where in ((_X.copy(), "NumPy"), (fake_cupy.asarray(_X), "device")):
             _label = f"standardize({_where} {_shape} {_dtype.__name__})"
-            _got[_label] = Approx(outcome(standardize, _input), rtol=_tol, atol=_tol)
+            with TransferCounter() as _copies:
+                _got[_label] = Approx(outcome(standardize, _input), rtol=_tol,
+                                      atol=_tol)
+            _got[f"copies (to the host, to the device) in {_label}"] = (
+                _copies.downloads, _copies.uploads)
 submit(_got)
 ### END HIDDEN TESTS
 
@@ -288,9 +298,11 @@ print(stats.round(3), f"\n{syncs.count} transfer(s) back to the host")
 
 # %% nbgrader={"grade": true, "grade_id": "05-summary-test", "points": 1}
 """summary_statistics returns a (4, d) NumPy array with one transfer."""
-with SyncCounter() as syncs:
+with SyncCounter() as syncs, TransferCounter() as copies:
     got = summary_statistics(sample, fake_cupy)
 check_type(got, np.ndarray, "summary_statistics(sample, fake_cupy)")
+check_equal(copies.uploads, 1,
+            "copies of X_host to the device (one xp.asarray, then compute with xp)")
 check_equal(got.shape, (4, 3), "shape")
 check_close(got[0], sample.mean(axis=0), rtol=1e-5, name="row 0 (mean)")
 assert syncs.count <= 1, f"{syncs.count} transfers; stack first, then one host_copy"
@@ -308,8 +320,9 @@ for _shape in ((1, 1), (10, 4), (100, 9)):
     _X = _rng.normal(0, 5, _shape)
     for _mod in (np, fake_cupy):
         _label = f"summary_statistics({_shape}, {_mod.__name__})"
-        with SyncCounter() as _syncs:
+        with SyncCounter() as _syncs, TransferCounter() as _copies:
             _stats = outcome(summary_statistics, _X, _mod)
+        _got[f"copies to the device in {_label}"] = _copies.uploads
         _got[_label] = Approx(_stats, rtol=1e-9, atol=1e-9)
         _got[f"transfers in {_label}"] = Bound(_syncs.count, high=1)
 submit(_got)

@@ -245,7 +245,8 @@ def fit_gd(X, y, lr=0.1, num_epochs=500):
 
     Returns:
         (w, b, history): history is a 1-D array of X's module and device with
-        num_epochs MSEs. No value may be copied to the host inside the loop.
+        num_epochs MSEs. No value may be copied to the host anywhere in fit_gd
+        (not even after the loop): the caller fetches the history once.
     """
     # Hint: collect the MSEs in a list and xp.stack it at the end.
     ### BEGIN SOLUTION

@@ -284,13 +284,14 @@ print({k: round(v, 4) for k, v in scores.items()})
 print(f"scikit-learn's LogisticRegression accuracy: {sk_accuracy:.4f}")
 
 # %% nbgrader={"grade": true, "grade_id": "07-scores-test", "points": 1}
-"""classification_scores on a hand-computed example."""
-got = classification_scores(np.array([1.0, 0.0, 1.0, 0.0]),
-                            np.array([0.9, 0.6, 0.2, 0.1]))
+"""classification_scores on a hand-computed example (one probability equals the
+threshold, which counts as positive)."""
+got = classification_scores(np.array([1.0, 0.0, 1.0, 0.0, 1.0, 1.0]),
+                            np.array([0.9, 0.6, 0.5, 0.1, 0.3, 0.2]))
 check_type(got, dict, "classification_scores(...)")
-check_close(got["accuracy"], 0.5, name="accuracy")
-check_close(got["precision"], 0.5, name="precision")
-check_close(got["recall"], 0.5, name="recall")
+check_close(got["accuracy"], 3 / 6, name="accuracy (proba >= threshold is 1)")
+check_close(got["precision"], 2 / 3, name="precision (true pos. / predicted pos.)")
+check_close(got["recall"], 2 / 4, name="recall (true pos. / actual pos.)")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "07-scores-hidden-test", "points": 2}
@@ -309,6 +310,12 @@ for _n, _t in ((1, 0.5), (10, 0.5), (100, 0.3), (50, 0.99), (20, 1.5)):
         _got[_label] = Approx(
             outcome(classification_scores, _mod.asarray(_y), _mod.asarray(_p), _t),
             rtol=1e-12)
+# Probabilities on a grid, so that some equal the threshold (they count as 1).
+for _n, _t in ((12, 0.5), (40, 0.25)):
+    _y = _rng.integers(0, 2, _n).astype(np.float64)
+    _p = _rng.integers(0, 5, _n) / 4
+    _label = f"classification_scores, n={_n}, some probabilities equal to {_t}"
+    _got[_label] = Approx(outcome(classification_scores, _y, _p, _t), rtol=1e-12)
 # The trained model is within 2 points of scikit-learn's accuracy.
 _w, _b, _ = fit(data.X_train, data.y_train)
 _acc = classification_scores(data.y_test, predict_proba(data.X_test, _w, _b))

@@ -191,6 +191,9 @@ ps = init_params([3, 4, 2])
 o, c = forward(ps, np.ones((5, 3), dtype=np.float32))
 check_equal(o.shape, (5, 2), "output shape")
 check_equal(len(c), 2, "cache entries")
+check_close(c[0][0], np.ones((5, 3)), name="cache[0][0] (A_prev of layer 0 is X)")
+check_close(c[1][0], c[0][2], name="cache[1][0] (A_prev of layer 1 is layer 0's A)")
+check_close(c[1][2], o, name="cache[1][2] (the last layer's A is the output)")
 lin = init_params([3, 2])
 X3 = np.arange(6, dtype=np.float32).reshape(2, 3)
 check_close(forward(lin, X3)[0], X3 @ lin[0]["W"] + lin[0]["b"], rtol=1e-6,
@@ -199,7 +202,8 @@ print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "08-forward-hidden-test", "points": 2}
 """forward matches the reference for every activation and module (hidden)."""
-check_equal(forward(lin, X3)[0].shape, (2, 2), "output shape")
+_one_layer = [{"W": np.ones((3, 2)), "b": np.zeros(2)}]
+check_equal(forward(_one_layer, np.ones((4, 3)))[0].shape, (4, 2), "output shape")
 ### BEGIN HIDDEN TESTS
 from course.results import Approx, outcome, submit
 
@@ -216,8 +220,11 @@ for _sizes in ([4, 6, 3], [2, 5, 5, 1], [7, 2]):
         if isinstance(_res, tuple) and len(_res) == 2:
             _got[_label] = Approx(_res[0], rtol=1e-10, strict=False)
             _got[f"cache length, {_label}"] = len(_res[1])
+            _got[f"cache, {_label}: one (A_prev, Z, A) per layer"] = Approx(
+                [list(_entry) for _entry in _res[1]], rtol=1e-10, strict=False)
         else:
             _got[_label] = _got[f"cache length, {_label}"] = _res
+            _got[f"cache, {_label}: one (A_prev, Z, A) per layer"] = _res
         _dps = [{k: fake_cupy.asarray(v) for k, v in p.items()} for p in _ps]
         _dres = outcome(forward, _dps, fake_cupy.asarray(_X), _act)
         _dout = _dres[0] if isinstance(_dres, tuple) else _dres
@@ -305,9 +312,12 @@ print("Visible tests passed.")
 check_equal(len(backward(check_ps, forward(check_ps, X_check)[1], weights)), 2,
             "number of layer gradients")
 ### BEGIN HIDDEN TESTS
-from course.results import Approx, outcome, submit
+from course.results import Approx, outcome, reference, submit
 
 _rng = np.random.default_rng(14)
+# The cache comes from the reference forward: a mistake in your forward costs
+# forward's points, not backward's.
+_forward = reference("forward")
 _got = {}
 for _sizes in ([2, 3, 1], [3, 4, 4, 2], [4, 2]):
     for _act in ("relu", "tanh", "sigmoid"):
@@ -317,7 +327,7 @@ for _sizes in ([2, 3, 1], [3, 4, 4, 2], [4, 2]):
                for i, o in zip(_sizes[:-1], _sizes[1:])]
         _X = _rng.normal(size=(6, _sizes[0]))
         _wts = _rng.normal(size=(6, _sizes[-1]))
-        _grads = outcome(backward, _ps, forward(_ps, _X, _act)[1], _wts, _act)
+        _grads = outcome(backward, _ps, _forward(_ps, _X, _act)[1], _wts, _act)
         # The reference's gradients agree with finite differences to about 1e-7.
         _got[f"gradients for {_sizes}, {_act}"] = Approx(_grads, rtol=1e-5, atol=1e-6,
                                                          strict=False)

@@ -177,8 +177,9 @@ print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "10-lean-step-hidden-test", "points": 2}
 """train_step matches the reference update, launch budget held (hidden)."""
-check_equal(train_step(make_mlp(), make_optimizer(make_mlp()), _X, _y).dim(), 0,
-            "the loss's dimensions")
+_visible_model = make_mlp()
+_loss = train_step(_visible_model, make_optimizer(_visible_model), _X, _y)
+check_equal(_loss.dim(), 0, "the loss's dimensions")
 ### BEGIN HIDDEN TESTS
 from course.results import Approx, Bound, submit
 

@@ -250,7 +250,7 @@ def test_collect_nbgrader_layout_zip_and_names(tmp_path):
         zf.writestr("../evil.ipynb", "{}")
         zf.writestr("notes.txt", "hello")
     subs, problems = collect_submissions(archive, LESSON, tmp_path / "w2")
-    assert sorted(s.student for s in subs) == ["Ana-Lima_123", "Zo-ngstr-m"]
+    assert sorted(s.student for s in subs) == ["Ana-Lima_123", "Zoë-Ångström"]
     assert any("unsafe path" in p for p in problems)
     mapped, _ = collect_submissions(
         archive,
@@ -306,15 +306,8 @@ def test_reassemble_restores_tests_and_finds_answers_without_metadata():
         cell.metadata = {}
     stripped.cells.reverse()
     rebuilt, flags = reassemble(stripped, release)
-    graded = [c for c in rebuilt.cells if "course_guard" not in c.metadata]
-    assert [_cell_id(c) for c in graded] == [_cell_id(c) for c in release.cells]
-    guards = [
-        c.metadata["course_guard"]
-        for c in rebuilt.cells
-        if "course_guard" in c.metadata
-    ]
-    assert guards[0] == "install" and guards.count("restore") == 8
-    assert "report" not in guards  # whether a test finished is the kernel's reply
+    # the release's cells, in order, and no cell of the grader's
+    assert [_cell_id(c) for c in rebuilt.cells] == [_cell_id(c) for c in release.cells]
     assert any("matched by the names it defines" in f for f in flags)
 
 

@@ -100,3 +100,18 @@ def test_two_checks_at_once_both_succeed_with_their_own_feedback(tmp_path):
         assert f"graded, {full}" in text, text
         pages.append(text.split("feedback page: ")[1].split()[0])
     assert pages[0] != pages[1] and all(Path(p).is_file() for p in pages)
+
+
+def test_course_check_keeps_line_breaks_and_never_cuts_a_word():
+    from autograder.cli.check import shown_lines
+    from autograder.grading.compare import clip
+
+    text = "AssertionError: shapes differ\n  yours (3,)\x1b[31m"
+    assert shown_lines(text, "    ") == (
+        "AssertionError: shapes differ\n      yours (3,)\\x1b[31m"
+    )
+    long = "the gradient of every parameter differs " * 20
+    cut = clip(long, 100)
+    assert len(cut) <= 100 and cut.endswith("\u2026")
+    assert long.startswith(cut[:-1]) and long[len(cut) - 1] == " "
+    assert clip("short", 100) == "short"

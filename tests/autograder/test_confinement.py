@@ -300,3 +300,47 @@ def test_the_cage_kills_a_confined_kernel_and_all_it_started(warm, confined, tmp
         cage.remove()
     left = subprocess.run(["pgrep", "-f", f"^sleep {marker}$"], capture_output=True)
     assert left.stdout == b""
+
+
+ROOT_FILES_CELL = """
+import json, os, socket
+out = {"uid": os.getuid()}
+try:
+    open("/etc/shadow").read()
+    out["shadow"] = "read"
+except OSError as exc:
+    out["shadow"] = type(exc).__name__
+try:
+    socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 4).close()  # sock_diag
+    out["sock_diag"] = "made"
+except OSError as exc:
+    out["sock_diag"] = exc.errno
+print(json.dumps(out))
+"""
+PROFILER_CELL = """
+import torch
+with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as p:
+    torch.ones(3) + 1
+print("aten::add" in [e.key for e in p.key_averages()])
+"""
+
+
+@pytest.mark.slow
+@needs_namespaces
+@pytest.mark.skipif(
+    getattr(os, "geteuid", lambda: -1)() != 0,
+    reason="kernels run as nobody only when the grader is root",
+)
+@pytest.mark.parametrize(
+    "warm",
+    [True, False],
+    ids=["warm", "cold"],
+)
+def test_a_root_graders_kernel_cannot_read_etc_shadow(warm, confined, tmp_path):
+    pytest.importorskip("torch")
+    nb, client = confined([ROOT_FILES_CELL, PROFILER_CELL], tmp_path, warm)
+    client.execute()
+    out = json.loads(nb.cells[0].outputs[0]["text"])
+    assert out == {"uid": 65534, "shadow": "PermissionError", "sock_diag": 1}
+    printed = [o["text"] for o in nb.cells[1].outputs if o.get("name") == "stdout"]
+    assert printed == ["True\n"], nb.cells[1].outputs  # the profiler still works

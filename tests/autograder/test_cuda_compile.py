@@ -481,9 +481,11 @@ import time
 pid = os.fork()
 if pid == 0:
     os.setsid()
+    # its pid as the grader sees it (the request may run in a PID namespace)
+    print(f"left {os.readlink('/proc/self')}", flush=True)
     time.sleep(60)
     os._exit(0)
-print(f"left {pid}", flush=True)
+time.sleep(0.5)
 os._exit(4)
 """
     got = _compile_or_skip(leave + _FILL, {"fill": ["void(float64[::1])"]})
@@ -521,3 +523,67 @@ def test_a_full_answer_is_remembered_when_asked_and_a_cut_one_never(monkeypatch)
     assert "took longer" in first["b"]
     monkeypatch.setattr(cuda_compile, "_run_worker", worker)
     assert compile_kernels("b = 1\n", {"b": ["void()"]}, remember=True) == {"b": None}
+
+
+_END_WITH_BATCH = """
+import sys, threading, time
+from autograder.grading import compile_server
+from autograder.grading.cuda_compile import compile_kernels
+
+spin = "import time\\nwhile True:\\n    time.sleep(0.01)\\n" + sys.argv[1]
+threading.Thread(target=compile_kernels, daemon=True,
+                 args=(spin, {"fill": ["void(float64[::1])"]}),
+                 kwargs={"timeout": 120}).start()
+for _ in range(600):
+    if compile_server._server is not None:
+        print("server", compile_server._server.process.pid, flush=True)
+        break
+    time.sleep(0.1)
+time.sleep(3600)
+"""
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_the_compile_server_and_its_request_end_with_the_batch(how):
+    """A SIGTERM to the grading process, or its sudden death, ends its compile
+    server and the request it was compiling (nothing is left to init)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from autograder.grading.kernel.limits import descendants
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _END_WITH_BATCH, _FILL], stdout=subprocess.PIPE,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        line = proc.stdout.readline().split()
+        if not line:
+            pytest.skip("no compile server here")
+        server = int(line[1])
+        deadline = time.monotonic() + 60
+        while not descendants(server) and time.monotonic() < deadline:
+            time.sleep(0.1)  # the request is running
+        started = [server, *descendants(server)]
+        assert len(started) >= 2
+        proc.send_signal(getattr(signal, how))
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        alive = started
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.1)
+            alive = [p for p in started if _alive(p)]
+        assert not alive, f"still running after the batch ended: {alive}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().split(") ")[-1][:1] != "Z"
+    except OSError:
+        return False

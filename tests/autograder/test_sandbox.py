@@ -96,7 +96,7 @@ def test_a_confined_process_reaches_only_its_folder_and_python(tmp_path):
         )
         args = [
             secret,
-            REPO_ROOT / "autograder" / "grading" / "guard.py",
+            REPO_ROOT / "autograder" / "grading" / "compare.py",
             port,
             os.getpid(),
         ]
@@ -200,9 +200,13 @@ def test_graded_kernels_cannot_snoop_and_grades_do_not_change(tmp_path):
     assert confined.kernels == sandbox.status()
     assert open_.kernels == "not confined: --no-sandbox"
     assert snooped["cwd-files"] == snooped_open["cwd-files"] == "0"  # an empty folder
-    assert snooped["gradebook"] == snooped["source"] == "PermissionError"
-    assert snooped["classmate"] == snooped["write-outside"] == "PermissionError"
-    assert snooped["reference"] == "PermissionError"
+    hidden = ("PermissionError", "FileNotFoundError")  # refused, or out of sight
+    assert snooped["gradebook"] in hidden and snooped["source"] in hidden
+    # refused, or hidden (a root grader's kernel runs as nobody, and the closed
+    # folders above the test's own are not in its sight)
+    assert snooped["classmate"] in ("PermissionError", "FileNotFoundError")
+    assert snooped["write-outside"] in ("PermissionError", "FileNotFoundError")
+    assert snooped["reference"] in hidden
     if sandbox.abi() >= 4:
         assert snooped["network"] == "PermissionError"
     # Without the sandbox the same code reaches all of it: the probe can tell.
@@ -211,9 +215,9 @@ def test_graded_kernels_cannot_snoop_and_grades_do_not_change(tmp_path):
     outside.unlink()
     scores = {r.student: (r.status, r.score) for r in confined.results}
     assert scores == {r.student: (r.status, r.score) for r in open_.results}
-    # sam's snooping imports socket: the measured run refuses that answer cell
-    # (its task's two tests earn nothing), with and without the confinement.
-    assert scores == {"bea": ("graded", 12.0), "sam": ("graded", 9.0)}
+    # sam's snooping runs as written (nothing is refused for what it imports) and
+    # the answer beneath it is correct: full marks, with and without confinement.
+    assert scores == {"bea": ("graded", 12.0), "sam": ("graded", 12.0)}
     # The same verdicts test by test, with and without the confinement.
     tests = {r.student: r.per_question for r in confined.results}
     assert tests == {r.student: r.per_question for r in open_.results}

@@ -2,9 +2,9 @@
 
 ``GradingExecute`` replaces ``Execute`` in ``Autograde.autograde_preprocessors``:
 
-* a cell handed over in ``resources`` (``FIRST_CELL``: the measured run) runs
-  first, in the notebook's kernel, with its own time and output allowance; its
-  outputs come back in ``resources`` and it leaves the notebook;
+* test cells do not run in the kernel: each runs in the referee, in this
+  process, against the kernel's objects, when nbclient reaches it
+  (:class:`~autograder.grading.chain.referee.RefereeClient`);
 * kernels are forked warm from a preloaded server and confined with Landlock
   where the machine allows (:mod:`autograder.grading.kernel.warmkernel`,
   :mod:`autograder.grading.kernel.sandbox`); ``Execute.kernel_manager_class`` cannot be
@@ -39,7 +39,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import shutil
 import tempfile
@@ -49,22 +48,18 @@ from typing import Any
 
 from nbclient.exceptions import DeadKernelError
 from nbclient.util import run_sync
-from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Enum, Integer
 
 from autograder.grading.chain.iopub_gate import IOPubGate
 from autograder.grading.chain.output_caps import OutputCaps, error_output
+from autograder.grading.chain.referee import RefereeClient
 from autograder.grading.kernel import warmkernel
 from autograder.grading.kernel.limits import DiskWatch, ProcessCage
 from autograder.lessons.conventions import grade_id, is_test
 
 #: Where the chain keeps what it learnt about a run, between preprocessors.
 RESOURCES_KEY = "course"
-#: Under RESOURCES_KEY: ``{"cell": a code cell, "cells": n}``, run first in the
-#: notebook's own kernel with n cells' time (the measured run); its outputs come
-#: back under FIRST_OUTPUTS and it leaves the notebook.
-FIRST_CELL, FIRST_OUTPUTS = "first_cell", "first_outputs"
 
 
 #: The default of ``GradingExecute.max_source_bytes``.
@@ -95,11 +90,9 @@ def notebook_bytes(nb: Any, stop_at: int | None = None) -> int:
     return total
 
 
-class GradingExecute(OutputCaps, Execute):
-    """nbgrader's Execute with warm, confined kernels and the limits above."""
-
-    _first: Any = None  # the cell run first (FIRST_CELL), while it is in the notebook
-    _first_seconds = 0
+class GradingExecute(OutputCaps, RefereeClient, Execute):
+    """nbgrader's Execute with warm, confined kernels, the referee and the limits
+    above."""
 
     warm = Bool(True, help="Fork kernels from a preloaded server (Linux).").tag(
         config=True
@@ -170,36 +163,17 @@ class GradingExecute(OutputCaps, Execute):
         if isinstance(km, warmkernel.manager_class()):
             for name, value in self._kernel_settings.items():
                 setattr(km, name, value)
+            km.referee_fd = self.referee_fd()
         return km
 
     # -- one notebook -------------------------------------------------------------
     def preprocess(self, nb: Any, resources: Any = None, km: Any = None):
         resources = resources if resources is not None else {}
         info = resources.setdefault(RESOURCES_KEY, {})
-        first = info.pop(FIRST_CELL, None)
         size = notebook_bytes(nb, stop_at=self.max_source_bytes or None)
         if self.max_source_bytes and size > self.max_source_bytes:
             return self._too_large(nb, resources, size)
-        self._first = None
-        if first is not None:
-            self._first = first["cell"]
-            self._first_seconds = max(int(self.timeout or 0), 1) * max(
-                1, int(first.get("cells", 1))
-            )
-            nb.cells.insert(0, self._first)
         died, disk, timed_out = self._run(nb, resources, km)
-        if first is not None and self._first_done:
-            self._status.pop(self._first.get("id"), None)
-            info[FIRST_OUTPUTS] = self._first_outputs
-            nb.cells.pop(0)
-        elif first is not None:  # it ended its kernel: it says why, and the
-            self._mark_unrun(nb, died, disk, timed_out)  # notebook gets another
-            info[FIRST_OUTPUTS] = list(nb.cells.pop(0).outputs)
-            for cell in nb.cells:
-                if cell.get("cell_type") == "code":
-                    cell.outputs = []
-            self._first = None
-            died, disk, timed_out = self._run(nb, resources, km)
         self._mark_unrun(nb, died, disk, timed_out)
         info["status"] = dict(self._status)
         info["died_in"] = died
@@ -219,7 +193,6 @@ class GradingExecute(OutputCaps, Execute):
         run["metadata"] = dict(resources.get("metadata") or {}, path=str(folder))
         self._status: dict[str, str] = {}
         self._current: str | None = None
-        self._first_done = False
         self.reset_counts()
         self._out_of_time = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -231,12 +204,14 @@ class GradingExecute(OutputCaps, Execute):
         try:
             watchdog.start()
             self._arm_timer()
+            self.referee_open(resources)
             super().preprocess(nb, run, km)
         except DeadKernelError:
             died = self._current
             if died is not None:
                 self._status[died] = "died"
         finally:
+            self.referee_close()
             if self._timer is not None:
                 self._timer.cancel()
             if self._gate is not None:
@@ -318,6 +293,7 @@ class GradingExecute(OutputCaps, Execute):
         pid = getattr(getattr(self.km, "provisioner", None), "pid", None)
         if pid:
             self._cage.add(int(pid))
+        self.referee_started(self.km)
         if self.km.transport == "tcp" and self.max_message_bytes > 0:
             # The client connects to the gate, never to the kernel's IOPub.
             self._gate = IOPubGate(
@@ -328,31 +304,15 @@ class GradingExecute(OutputCaps, Execute):
     # nbclient's synchronous names are bound to its own coroutines: rebind them.
     start_new_kernel = run_sync(async_start_new_kernel)
 
-    def on_cell_start(self, **kwargs: Any) -> None:
+    async def on_cell_start(self, **kwargs: Any) -> None:
         self._current = kwargs["cell"].get("id")
         self._loop = asyncio.get_running_loop()
         if self._out_of_time:  # the limit came before the kernel was caged
             self._cage.kill_all()
+            return
+        await self.referee_test(kwargs["cell"])
 
     def on_cell_executed(self, **kwargs: Any) -> None:
         super().on_cell_executed(**kwargs)
         status = kwargs["execute_reply"]["content"].get("status", "error")
         self._status[kwargs["cell"].get("id")] = str(status)
-        if kwargs["cell"] is self._first:
-            self._first_done = True
-            # as they are now: a later cell's display update cannot reach them
-            self._first_outputs = copy.deepcopy(list(self._first.get("outputs", [])))
-            self.reset_counts()  # the notebook's own cells start afresh: their
-            self._arm_timer()  # output caps and their time limit
-
-    def _get_timeout(self, cell: NotebookNode | None) -> int | None:
-        if cell is not None and cell is self._first:
-            return self._first_seconds
-        return super()._get_timeout(cell)
-
-    def preprocess_cell(self, cell: Any, resources: Any, index: int):
-        if cell is not self._first:
-            return super().preprocess_cell(cell, resources, index)
-        # not in the kernel's history: the notebook's cells keep their numbers
-        self._check_assign_resources(resources)
-        return self.execute_cell(cell, index, store_history=False), self.resources

@@ -13,10 +13,8 @@ answers. Every change is flagged, and answers that reach into the interpreter
 are listed for review (:mod:`autograder.grading.scan`); both go into the notebook's
 ``course`` metadata.
 
-Guard cells (:mod:`autograder.grading.guard`) go first and before every test cell: a
-second line of defence that restores the check functions an answer may have
-replaced. Grades do not depend on them: the verdict is made outside the kernel
-(:mod:`autograder.grading.chain.verdict`).
+The tests then run in the referee, outside the kernel
+(:mod:`autograder.grading.chain.referee`).
 """
 
 from __future__ import annotations
@@ -30,10 +28,9 @@ from typing import Any
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.grading import guard
 from autograder.grading.feedback import strip_hidden
 from autograder.grading.scan import scan_answers
-from autograder.lessons.conventions import grade_id, is_answer, nbgrader_meta
+from autograder.lessons.conventions import grade_id, is_answer
 
 #: Notebook metadata key where the chain records what it found.
 META = "course"
@@ -146,12 +143,6 @@ def _match_stripped(
     return found
 
 
-def _guard_cell(kind: str, source: str, cell_id: str) -> Any:
-    cell = nbformat.v4.new_code_cell(source, metadata={"course_guard": kind})
-    cell["id"] = cell_id[:64]
-    return cell
-
-
 def _visible(source: str) -> str:
     """A cell's source without hidden tests and without blank-line differences."""
     lines = strip_hidden(source).strip().splitlines()
@@ -199,16 +190,9 @@ def reassemble(submitted: Any, release: Any) -> tuple[Any, list[str]]:
     missing = [c for c in release.cells if is_answer(c) and not by_id.get(grade_id(c))]
     stripped = _match_stripped(missing, submitted, release) if missing else {}
     rebuilt = nbformat.v4.new_notebook(metadata=dict(release.metadata))
-    rebuilt.cells.append(
-        _guard_cell("install", guard.install_source(), "guard-install")
-    )
     for cell in release.cells:
         new = nbformat.from_dict(cell)
         gid = grade_id(cell)
-        if nbgrader_meta(cell).get("grade") and not is_answer(cell):
-            rebuilt.cells.append(
-                _guard_cell("restore", guard.restore_source(), f"guard-before-{gid}")
-            )
         if is_answer(cell):
             answer = _answer_for(cell, by_id, stripped, flags)
             if answer is not None:

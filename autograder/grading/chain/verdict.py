@@ -5,13 +5,12 @@ the outputs of every test cell into exactly one: a pass, or an error that says
 what to fix. So stray stderr or a warning no longer zero a cell, and a number
 shown as the cell's value earns no partial credit.
 
-Every test, visible or hidden, is judged on its record from the measured run
-(:mod:`autograder.grading.chain.measured`): the test ran there, in a kernel that holds
-only the answer's definitions, to its end; it changed none of the measuring
-hooks; every check it made passed; and the values its checks saw, and a hidden
-test's results, equal the reference's (:mod:`autograder.grading.compare`,
-:func:`autograder.grading.reference.measured_reference`). What the student's own kernel
-reported about a test cell counts for nothing.
+Every test, visible or hidden, is judged on its record from the referee
+(:mod:`autograder.grading.chain.referee`): the test ran to its end there; every
+check it made passed; and the values its checks saw, and a hidden test's
+results, equal the reference's (:mod:`autograder.grading.compare`,
+:func:`autograder.grading.reference.measured_reference`), compared here. What
+the student's kernel printed about a test cell counts for nothing.
 
 The verdicts also go into the notebook's ``course`` metadata for reports.
 """
@@ -32,6 +31,77 @@ from autograder.lessons.conventions import grade_id, is_test
 PASSED = "Test passed."
 
 
+def _judged(want: dict[str, Any], got: dict[str, Any]) -> list[str]:
+    """One check judged again here: the values it saw, with the reference's
+    tolerances (a check's expected value may come from the student's own
+    earlier answers, as the test wrote it)."""
+    from autograder.grading.compare import VALUES, compare_results
+
+    if "expected" not in got or "actual" not in got:
+        return [f"{want.get('c')}: no values to judge"]
+    expected = got["expected"]
+    if want.get("c") == "check_close":
+        expected = {"t": "approx", "v": expected, "strict": False,
+                    "rtol": _number(want.get("rtol"), 1e-5),
+                    "atol": _number(want.get("atol"), 1e-8)}  # fmt: skip
+    return compare_results(expected, got["actual"], reveal=VALUES)  # visible anyway
+
+
+def _number(node: Any, default: float) -> float:
+    try:
+        return float(node["v"])
+    except (TypeError, KeyError, ValueError):
+        return default
+
+
+def _check_problems(want: list[Any], got: list[Any]) -> list[str]:
+    if len(got) != len(want):
+        return [f"the test made {len(got)} checks where the reference made {len(want)}"]
+    problems = []
+    for i, (w, g) in enumerate(zip(want, got)):
+        if not isinstance(g, dict) or g.get("c") != w.get("c") or not g.get("ok"):
+            return [f"check {i + 1} ({w.get('c')}) did not pass"]
+        if "expected" in w:
+            problems += _judged(w, g)
+    return problems
+
+
+def judge(
+    record: dict[str, Any] | None,
+    reference: dict[str, Any],
+    reveal: str = DEFAULT_POLICY,
+) -> str:
+    """Empty if a test passes, else the message for the student.
+
+    ``reveal`` is the hidden-feedback policy for a hidden test's results
+    (:data:`autograder.grading.compare.POLICIES`); a visible test's checks are
+    judged on values the student's own run shows anyway."""
+    from autograder.grading.compare import compare_results
+
+    if not isinstance(record, dict):
+        return (
+            "this test did not run: the kernel died or ran out of time in an "
+            "earlier cell"
+        )
+    if record.get("error"):
+        return str(record["error"])
+    want_checks = reference.get("checks") or []
+    want_results = reference.get("results") or []
+    if not want_checks and not want_results:
+        return "this test has nothing the grader can judge (no checks, no results)"
+    problems = _check_problems(want_checks, record.get("checks") or [])
+    if want_results:
+        got = record.get("results") or []
+        if len(got) != 1:
+            problems.append("the test sent no results" if not got else
+                            "the test sent its results more than once")  # fmt: skip
+        else:
+            problems += compare_results(want_results[0], got[0], reveal=reveal)
+    if problems:
+        return "results differ from the reference: " + "; ".join(problems[:3])
+    return ""
+
+
 class Verdict(NbGraderPreprocessor):
     """Rewrite every test cell's outputs into one pass or fail (see the module)."""
 
@@ -44,38 +114,33 @@ class Verdict(NbGraderPreprocessor):
     ).tag(config=True)
 
     def preprocess(self, nb: Any, resources: Any):
-        from autograder.grading.chain.measured import collect, judge, untag
+        from autograder.grading.chain.kernels import compile_launches
+        from autograder.grading.chain.referee import collect, untag
+        from autograder.grading.compare import clip
         from autograder.grading.reference import measured_reference
 
-        measured = collect(resources)  # the kernel compiles come before the clock
+        records = collect(resources)
+        if records is not None:  # the kernel compiles come before the clock
+            compile_launches(records)
         start = time.perf_counter()
         assignment = resources.get("nbgrader", {}).get("assignment", "")
-        references = measured_reference(assignment) if measured is not None else {}
-        refused = (measured or {}).get("refused") or {}
-        note = "; ".join(
-            f"your answer cell {gid} was not loaded: {problems[0]}"
-            for gid, problems in refused.items()
-        )
+        references = measured_reference(assignment) if records is not None else {}
         verdicts: dict[str, dict[str, Any]] = {}
         for cell in nb.cells:
             gid = grade_id(cell)
             if not gid or not is_test(cell):
                 continue
             untag(cell)
-            if measured is None:
+            if records is None:
                 message = (
-                    "not graded: the measured run is missing from the grading chain "
-                    "(MeasuredRun in Autograde.autograde_preprocessors)"
+                    "not graded: the referee is missing from the grading chain "
+                    "(Referee in Autograde.autograde_preprocessors)"
                 )
             elif gid not in references:
                 message = "this test has no reference record: regrade after release"
             else:
-                message = judge(
-                    measured["records"].get(gid), references[gid], self.hidden_feedback
-                )
-            if message.startswith("NameError") and note:
-                message = f"{note}. {message}"
-            verdicts[gid] = {"passed": not message, "message": message[:1000]}
+                message = judge(records.get(gid), references[gid], self.hidden_feedback)
+            verdicts[gid] = {"passed": not message, "message": clip(message, 1000)}
             cell.outputs = [self._output(message)]
         found = nb.metadata.setdefault(META, {})
         found["verdicts"] = verdicts
@@ -86,12 +151,15 @@ class Verdict(NbGraderPreprocessor):
     def _output(message: str) -> NotebookNode:
         if not message:
             return NotebookNode(output_type="stream", name="stdout", text=PASSED + "\n")
+        from autograder.grading.compare import clip
+
         ename, _, evalue = message.partition(": ")
-        if not evalue or " " in ename:
+        if not evalue or " " in ename or len(ename) > 80:
             ename, evalue = "TestFailed", message
+        evalue = clip(evalue, 1000)
         return NotebookNode(
             output_type="error",
-            ename=ename[:80],
-            evalue=evalue[:1000],
-            traceback=[f"{ename[:80]}: {evalue[:1000]}"],
+            ename=ename,
+            evalue=evalue,
+            traceback=[f"{ename}: {evalue}"],
         )

@@ -10,38 +10,59 @@ process that is about to become a kernel, builds this chain::
             └── kernel (PID 2; returns from enter())
 
 * the **stand-in** calls ``unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)``,
-  maps its own uid and gid (so files are reached exactly as before; setgroups
-  is denied first) and forks. It stays outside as the kernel's pid for the
-  grader: it lives as long as the kernel, exits with its exit code, dies of
-  SIGTERM or SIGKILL (taking the namespace with it), ignores SIGINT (the kernel,
-  in the same process group, gets the group's SIGINT itself) and kills the
-  namespace when its own parent goes away (as ipykernel's parent poller did);
+  has its uids and gids mapped (below) and forks. It stays outside as the
+  kernel's pid for the grader: it lives as long as the kernel, exits with its
+  exit code, dies of SIGTERM or SIGKILL (taking the namespace with it), ignores
+  SIGINT (the kernel, in the same process group, gets the group's SIGINT
+  itself) and kills the namespace when its own parent goes away (as
+  ipykernel's parent poller did);
 * the **reaper** makes every mount private, mounts a new ``proc`` on ``/proc``
   (it lists the namespace's processes only), forks the kernel, reaps orphans and
   exits with the kernel: the Linux kernel then kills whatever is left inside.
   It dies with the stand-in (``PR_SET_PDEATHSIG``);
 * the **kernel** drops the capabilities it holds in the new user namespace.
 
-Inside the namespace a kernel's uid is the grader's (root stays uid 0, but
-without any capability outside the namespace). Linux only; :func:`reason`
-says why it cannot be done here.
+A grader that is not root keeps its uid and gid inside (mapped onto
+themselves, setgroups denied first). A root grader's kernel becomes ``nobody``
+(:data:`NOBODY`, no supplementary groups), so that file permissions keep root's
+files (``/etc/shadow``, the host's SSH keys) from it: the stand-in hands the
+kernel's folder and connection file to nobody and a helper forked outside
+writes the maps (:data:`ROOT_MAPS`; only root outside may map other uids);
+the reaper mounts a ``tmpfs`` over each topmost folder closed to nobody
+(``/root``, ``/tmp/pytest-of-root``) and over the home folder, bind-mounting
+back into it just what the kernel needs (:func:`_expose`). The connection file
+must be known (``enter``'s argument, else ``-f`` in ``sys.argv``): without it
+the kernel stays root inside (no capabilities), as before.
+
+Linux only; :func:`reason` says why it cannot be done here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import os
 import select
 import signal
+import stat
 import sys
 import time
+from pathlib import Path
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
 FLAGS = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
 _PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT = 1, 24, 47
 _CAP_AMBIENT_CLEAR_ALL, _CAPABILITY_VERSION_3 = 4, 0x20080522
+_PR_SET_DUMPABLE, _MS_BIND = 4, 4096
+#: The uid and gid a kernel runs as, inside and outside, when the grader is root.
+NOBODY = 65534
+#: Settings folders in the home folder that a kernel of a root grader keeps.
+SETTINGS = (".ipython", ".config/matplotlib", ".cache/matplotlib")
+#: The maps of a root grader's kernel namespace: root (the stand-in and reaper,
+#: which run nothing of the student's) and nobody (the kernel).
+ROOT_MAPS = f"0 0 1\n{NOBODY} {NOBODY} 1\n"
 #: Why the namespaces cannot be made here; filled by :func:`reason`.
 _REASON: list[str] = []
 
@@ -72,14 +93,146 @@ def _write(path: str, text: str) -> None:
         raise NamespaceError(f"writing {path}: {exc.strerror}") from None
 
 
-def _unshare() -> None:
-    """New user, PID and mount namespaces, mapping our own uid and gid."""
-    uid, gid = os.geteuid(), os.getegid()
-    _check("unshare(CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNS)", _libc().unshare(FLAGS))
-    if os.path.exists("/proc/self/setgroups"):
-        _write("/proc/self/setgroups", "deny")
-    _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
-    _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+def _unshare(as_root: bool = False) -> None:
+    """New user, PID and mount namespaces, mapping our own uid and gid; as root
+    :data:`ROOT_MAPS`, which a helper forked first writes from outside."""
+    uid, gid, me = os.geteuid(), os.getegid(), os.getpid()
+    go_read, go = os.pipe() if as_root else (-1, -1)
+    helper = os.fork() if as_root else -1
+    if helper == 0:  # outside, still root: wait for the go, write, leave
+        code = 1
+        try:
+            os.close(go)
+            if os.read(go_read, 1) == b"1":
+                for name in ("uid_map", "gid_map"):
+                    with open(f"/proc/{me}/{name}", "w", encoding="ascii") as f:
+                        f.write(ROOT_MAPS)
+                code = 0
+        except BaseException as exc:  # noqa: BLE001 - its errno is the exit code
+            code = getattr(exc, "errno", None) or 1
+        os._exit(code)
+    unshared, code = _libc().unshare(FLAGS), 0
+    if as_root:
+        os.close(go_read)
+        os.write(go, b"1" if unshared == 0 else b"0")
+        os.close(go)
+        code = os.waitstatus_to_exitcode(os.waitpid(helper, 0)[1])
+    _check("unshare(CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNS)", unshared)
+    if as_root and code:
+        raise NamespaceError(f"writing the new namespace's maps: {os.strerror(code)}")
+    if not as_root:
+        if os.path.exists("/proc/self/setgroups"):
+            _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+
+
+def _hand_over(folder: str, files: list[str]) -> None:
+    """As root, before unshare: the kernel's folder and files become nobody's,
+    and root's supplementary groups go (for the kernel too)."""
+    os.setgroups([])
+    mode = os.stat(folder).st_mode
+    home = os.path.realpath(os.path.expanduser("~"))
+    if folder not in ("/", home) and not mode & stat.S_IWOTH:  # never /tmp, nor /
+        os.chown(folder, NOBODY, NOBODY)
+    for name in files:
+        os.chown(name, NOBODY, NOBODY)
+
+
+def _closed(folder: str) -> bool:
+    """Whether nobody (no supplementary groups) cannot go through ``folder``."""
+    st = os.stat(folder)
+    owner, group = st.st_uid == NOBODY, st.st_gid == NOBODY
+    bit = stat.S_IXUSR if owner else stat.S_IXGRP if group else stat.S_IXOTH
+    return not st.st_mode & bit
+
+
+def _home() -> str:
+    """The home folder, which a tmpfs of nobody's will stand in for ('': none)."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    if home == "/" or not os.path.isdir(home):
+        return ""
+    return "" if any(_closed(str(a)) for a in Path(home).parents) else home
+
+
+def _tops(paths: list[str], home: str) -> dict[str, list[str]]:
+    """The paths behind a folder closed to nobody, by the topmost such folder,
+    ``home`` standing for every folder in it (tops are never nested); only the
+    outermost of nested paths."""
+    tops: dict[str, list[str]] = {home: []} if home else {}
+    # each path where it really is, and where it is named (a link in a closed
+    # folder is reached through that folder)
+    named = {q for p in paths if p for q in (os.path.realpath(p), os.path.abspath(p))}
+    for path in sorted(named, key=len):
+        if not os.path.exists(path) or path == home:
+            continue
+        top = home if home and Path(path).is_relative_to(home) else ""
+        for above in [] if top else reversed(Path(path).parents):
+            if _closed(str(above)):
+                top = str(above)
+                break
+        inside = tops.setdefault(top, []) if top else []
+        if top and not any(Path(path).is_relative_to(q) for q in inside):
+            inside.append(path)
+    return tops
+
+
+def _expose(paths: list[str]) -> None:
+    """In the reaper: make ``paths`` reachable by nobody. Over each top
+    (:func:`_tops`) an empty tmpfs, the way down rebuilt in it and each path
+    bind-mounted at its place; the home folder's tmpfs is nobody's, and so are
+    its :data:`SETTINGS` folders (IPython and matplotlib want them writable)."""
+    libc, home = _libc(), _home()
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    for top, inside in _tops(paths, home).items():
+        fds = {}
+        for path in inside:
+            with contextlib.suppress(OSError):  # not there for us either
+                fds[path] = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        own = b",uid=65534,gid=65534,size=8m" if top == home else b""
+        tmpfs = libc.mount(b"tmpfs", top.encode(), b"tmpfs", flags, b"mode=755" + own)
+        _check(f"mounting a tmpfs on {top}", tmpfs)
+        for path, fd in fds.items():
+            os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+            if stat.S_ISDIR(os.fstat(fd).st_mode):
+                os.mkdir(path, 0o755)
+            else:
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
+            source = f"/proc/self/fd/{fd}".encode()
+            bound = libc.mount(source, path.encode(), None, _MS_BIND | _MS_REC, None)
+            os.close(fd)
+            _check(f"mounting {path}", bound)
+    for name in SETTINGS if home else ():
+        folder = os.path.join(home, name)
+        os.makedirs(folder, mode=0o755, exist_ok=True)
+        if os.stat(folder).st_dev == os.stat(home).st_dev:  # ours, not bound in
+            os.chown(folder, NOBODY, NOBODY)
+
+
+def _needs() -> list[str]:
+    """What a kernel reads besides its folder and connection file: Python, its
+    modules, and what the grader's :data:`SETTINGS` folders hold."""
+    found = [os.path.dirname(os.path.realpath(sys.executable)), *sys.path]
+    found += [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
+    # the course's packages where this process found them (a link in a closed
+    # folder, say), not the folder around them (it may hold a gradebook)
+    for name in ("autograder", "course"):
+        found += list(getattr(sys.modules.get(name), "__path__", None) or [])
+    for name in SETTINGS:
+        folder = os.path.join(os.path.expanduser("~"), name)
+        with contextlib.suppress(OSError):
+            found += [os.path.join(folder, entry) for entry in os.listdir(folder)]
+    return found
+
+
+def _connection_file(argv: list[str]) -> str | None:
+    """The file ``-f FILE`` or ``--f=FILE`` names in a kernel's arguments."""
+    for i, arg in enumerate(argv):
+        if arg == "-f" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--f="):
+            return arg[4:]
+    return None
 
 
 def _mount_proc() -> None:
@@ -91,8 +244,9 @@ def _mount_proc() -> None:
     _check("mounting /proc", libc.mount(b"proc", b"/proc", b"proc", flags, None))
 
 
-def _drop_capabilities() -> None:
-    """Give up the capabilities the new user namespace granted (for good)."""
+def _drop_capabilities(nobody: bool = False) -> None:
+    """Give up the capabilities the new user namespace granted (for good); first
+    become :data:`NOBODY` if ``nobody``."""
     libc = _libc()
     try:
         with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as f:
@@ -101,6 +255,11 @@ def _drop_capabilities() -> None:
         last = 63
     for cap in range(last + 1):
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    if nobody:  # no supplementary groups since _hand_over
+        os.setresgid(NOBODY, NOBODY, NOBODY)
+        os.setresuid(NOBODY, NOBODY, NOBODY)
+        # as it was: /proc/self is the kernel's own (the uid change undid that)
+        libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
     libc.prctl(_PR_CAP_AMBIENT, _CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()
@@ -147,22 +306,33 @@ def _reap(kernel: int) -> None:
             os._exit(_exit_code(status))
 
 
-def enter() -> None:
+def enter(connection_file: str | None = None) -> None:
     """Run the rest of this process as a kernel in its own namespaces.
 
     Returns in the kernel (PID 2 of a new PID namespace, with a fresh
     ``/proc``); the calling process becomes the kernel's stand-in and a reaper
     runs in between (see the module's docstring). Call it with one thread, in
     the process the grader launched or forked (it keeps that pid and process
-    group), before anything of the student's runs.
+    group), in the kernel's working folder, before anything of the student's
+    runs. ``connection_file``: the kernel's (default: ``-f`` in ``sys.argv``);
+    as root the kernel runs as nobody only where it is known.
 
     Raises:
         NamespaceError: the namespaces were refused; nothing was forked.
     """
-    _unshare()
+    connection_file = connection_file or _connection_file(sys.argv)
+    as_root = os.geteuid() == 0 and connection_file is not None
+    folder = os.getcwd()
+    files = [os.path.realpath(connection_file)] if connection_file else []
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    if as_root:
+        try:
+            _hand_over(folder, files)
+        except OSError as exc:
+            raise NamespaceError(f"handing the kernel's files over: {exc}") from None
+    _unshare(as_root)
     kernel_sigint = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the kernel's, not ours
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     sys.stdout.flush()
     sys.stderr.flush()
     reaper = os.fork()
@@ -171,13 +341,16 @@ def enter() -> None:
     try:
         _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         _mount_proc()
+        if as_root:
+            _expose([folder, *files, *_needs()])
+            os.chdir(folder)  # the folder as mounted now
         kernel = os.fork()
     except BaseException as exc:  # noqa: BLE001 - no kernel: say why, and leave
         print(f"grading kernel: {exc}", file=sys.stderr, flush=True)
         os._exit(70)
     if kernel:
         _reap(kernel)
-    _drop_capabilities()
+    _drop_capabilities(nobody=as_root)
     if kernel_sigint is not None:
         signal.signal(signal.SIGINT, kernel_sigint)
 
@@ -207,11 +380,14 @@ def _probe() -> str:
         code = 1
         try:
             os.close(read)
-            _unshare()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            _unshare(as_root=os.geteuid() == 0)
             inner = os.fork()
             if inner == 0:
                 try:
                     _mount_proc()
+                    if os.geteuid() == 0:
+                        _expose([])  # a tmpfs of nobody's on the home folder
                     os._exit(0)
                 except BaseException as exc:  # noqa: BLE001
                     os.write(write, str(exc).encode()[:400])

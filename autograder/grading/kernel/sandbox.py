@@ -188,8 +188,10 @@ def _connection_file(argv: list[str]) -> Path | None:
     return None
 
 
-def enter_namespaces() -> None:
-    """Continue as a kernel in its own namespaces (:func:`namespaces.enter`).
+def enter_namespaces(connection_file: str | None = None) -> None:
+    """Continue as a kernel in its own namespaces (:func:`namespaces.enter`);
+    ``connection_file``: the kernel's (default: ``-f`` in ``sys.argv``), which
+    a root grader's kernel, running as nobody, must still read.
 
     The process that calls it stays behind as the kernel's stand-in, which
     watches its parent itself, so the kernel does not (its parent is PID 1).
@@ -200,7 +202,7 @@ def enter_namespaces() -> None:
     from autograder.grading.kernel import namespaces
 
     try:
-        namespaces.enter()
+        namespaces.enter(connection_file)
     except namespaces.NamespaceError as exc:
         raise SandboxError(
             f"the grading kernel could not get its own namespaces: {exc}"
@@ -227,8 +229,10 @@ def confine_kernel(argv: list[str]) -> list[str]:
     tempfile.tempdir = None  # forget a folder chosen before the sandbox
     os.environ["CUPY_CACHE_IN_MEMORY"] = "1"
     os.environ["JOBLIB_MULTIPROCESSING"] = "0"  # no /dev/shm: serial, no warning
-    import autograder.grading.guard  # noqa: F401 - the grading cells import it; its folder is hidden
-    import autograder.grading.harness  # noqa: F401 - the measured run imports it too
+    # the referee's agent, which the kernel imports: its folder is hidden once confined
+    import autograder.grading.cuda_signature  # noqa: F401
+    import autograder.grading.referee.agent  # noqa: F401
+    import autograder.grading.referee.launches  # noqa: F401
     from autograder.grading.kernel import seccomp  # its folder is hidden once confined
 
     _prepare_user_settings()

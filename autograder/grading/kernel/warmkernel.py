@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -76,8 +77,10 @@ PRELOAD = (
     "course.simulate",
     "course.sync",
     "course.timing",
-    "autograder.grading.guard",  # the grading cells import it; a confined kernel cannot
-    "autograder.grading.harness",  # the measured run's kernel side, likewise
+    # the referee's agent: a confined kernel cannot read the autograder folder
+    "autograder.grading.referee.agent",
+    "autograder.grading.referee.launches",
+    "autograder.grading.cuda_signature",
 )
 
 #: Environment variables that differ from kernel to kernel. Any other variable
@@ -125,33 +128,56 @@ def serve() -> None:
     if quiet:
         del os.environ["PYDEVD_DISABLE_FILE_VALIDATION"]
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels are reaped at once
-    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    channel = socket.socket(fileno=os.dup(0))  # a packet socket pair's end
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(2, 1)  # a stray print must not corrupt the reply channel
     try:
-        _serve(sys.stdin, replies)
+        _serve(channel)
     except (BrokenPipeError, ConnectionResetError):  # the workers are gone: so are we
         os._exit(0)
 
 
-def _serve(requests: Any, replies: Any) -> None:
-    replies.write(json.dumps({"ready": os.getpid()}) + "\n")
-    replies.flush()
-    for line in requests:
+def _serve(channel: socket.socket) -> None:
+    """One request a message (a kernel's settings, and the end of its referee
+    channel as an attached descriptor); one reply a message."""
+    channel.send(json.dumps({"ready": os.getpid()}).encode())
+    while True:
+        data, fds, _, _ = socket.recv_fds(channel, 1 << 22, 2)
+        if not data:
+            return
         try:
-            request = json.loads(line)
+            request = json.loads(data)
             pid = os.fork()
         except Exception as exc:  # noqa: BLE001 - tell the worker, keep serving
-            replies.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
-            replies.flush()
+            for fd in fds:
+                os.close(fd)
+            channel.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
             continue
         if pid == 0:
-            replies.close()
-            _become_kernel(request)
-        replies.write(json.dumps({"pid": pid}) + "\n")
-        replies.flush()
+            channel.close()
+            _become_kernel(request, fds)
+        for fd in fds:
+            os.close(fd)
+        channel.send(json.dumps({"pid": pid}).encode())
 
 
-def _become_kernel(request: dict[str, Any]) -> None:
+def send_request(channel: socket.socket, line: str, fd: int) -> None:
+    """A kernel's request to a server, with its referee channel if ``fd >= 0``."""
+    data = line.encode()
+    if fd >= 0:
+        socket.send_fds(channel, [data], [fd])
+    else:
+        channel.send(data)
+
+
+def read_reply(channel: socket.socket) -> dict[str, Any]:
+    data = channel.recv(1 << 16)
+    if not data:
+        raise RuntimeError("the kernel server exited")
+    return json.loads(data)
+
+
+def _become_kernel(request: dict[str, Any], fds: list[int] | None = None) -> None:
     """In the forked child: turn into an IPython kernel; never returns."""
     code = 1
     try:
@@ -168,12 +194,19 @@ def _become_kernel(request: dict[str, Any]) -> None:
         os.close(quiet)
         os.environ.clear()
         os.environ.update(request["env"])
+        if fds:  # the referee's channel: the agent finds it by this variable
+            os.environ["COURSE_REFEREE_FD"] = str(fds[0])
         apply_limits(request.get("limits") or {})
         parent = int(os.environ.get("JPY_PARENT_PID") or 0)
         if request.get("namespaces"):
-            from autograder.grading.kernel.sandbox import enter_namespaces
+            from autograder.grading.kernel.sandbox import (
+                _connection_file,
+                enter_namespaces,
+            )
 
-            enter_namespaces()  # this process stays behind, as the kernel's pid
+            connection = _connection_file(list(request["argv"]))
+            # this process stays behind, as the kernel's pid
+            enter_namespaces(str(connection) if connection else None)
             parent = 0  # the stand-in watches the grader; our parent is PID 1
         if "numpy" in sys.modules:
             sys.modules["numpy"].random.seed()  # a cold kernel seeds from the OS
@@ -217,22 +250,20 @@ class KernelServer:
 
     def __init__(self, env: dict[str, str]) -> None:
         self.frozen = _frozen(env)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.grading.kernel.warmkernel"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env={k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)},
-            text=True,
-            encoding="utf-8",
-        )
-        self._read()  # wait until the imports are done
-
-    def _read(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError("the kernel server exited")
-        return json.loads(line)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "autograder.grading.kernel.warmkernel"],
+                stdin=theirs,
+                env={k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)},
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self.channel = ours
+        read_reply(self.channel)  # wait until the imports are done
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -245,21 +276,23 @@ class KernelServer:
         confine: bool = False,
         namespaces: bool = False,
         limits: dict[str, list[int]] | None = None,
+        fd: int = -1,
     ) -> int:
         """Fork a kernel with these arguments (in the sandbox, in namespaces of
-        its own, with these resource limits); return its pid (that of its
-        stand-in with namespaces)."""
+        its own, with these resource limits, holding the referee channel
+        ``fd``); return its pid (that of its stand-in with namespaces)."""
         from autograder.grading.kernel.warmshare import pid_of, request_line
 
-        assert self.process.stdin is not None
         line = request_line(argv, cwd, env, confine, namespaces, limits)
-        self.process.stdin.write(line)
-        self.process.stdin.flush()
-        return pid_of(self._read())
+        send_request(self.channel, line, fd)
+        return pid_of(read_reply(self.channel))
 
     def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
+        try:
+            self.channel.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.channel.close()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -309,7 +342,7 @@ def manager_class() -> type:
     if _MANAGER is not None:
         return _MANAGER
     from jupyter_client.manager import AsyncKernelManager
-    from traitlets import Bool, default
+    from traitlets import Bool, Integer, default
 
     class WarmKernelManager(AsyncKernelManager):
         """Launches kernels by forking the warm server; cold when it cannot.
@@ -326,6 +359,9 @@ def manager_class() -> type:
         namespaces = Bool(
             False, help="Give confined kernels their own namespaces."
         ).tag(config=True)
+        referee_fd = Integer(
+            -1, help="The kernel's end of the referee's channel (-1: none)."
+        )
 
         @default("client_factory")
         def _ready_client(self) -> type:
@@ -341,6 +377,10 @@ def manager_class() -> type:
             # from, whose environment block a child can still read in /proc).
             env = kernel_env(dict(kw.get("env") or os.environ))
             env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
+            fd = self.referee_fd
+            if fd >= 0:
+                env["COURSE_REFEREE_FD"] = str(fd)
+                kw["pass_fds"] = (fd,)
             kw["env"] = env
             # The kernel's own output goes to the notebook, never to the grader's
             # terminal (nor does that of anything it starts).
@@ -363,7 +403,7 @@ def manager_class() -> type:
                     raise RuntimeError("not this Python's IPython kernel")
                 server = server_for(env)
                 pid = server.spawn(
-                    list(kernel_cmd[3:]), cwd, env, confine, spaces, limits_now()
+                    list(kernel_cmd[3:]), cwd, env, confine, spaces, limits_now(), fd
                 )
             except Exception:  # noqa: BLE001 - the usual launch always works
                 LAUNCHED["cold"] += 1

@@ -63,12 +63,11 @@ class SharedServer:
 
     def __init__(self, env: dict[str, str], context: Any = None) -> None:
         self.frozen = _frozen(env)
-        ours, theirs = socket.socketpair()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "autograder.grading.kernel.warmkernel"],
                 stdin=theirs,
-                stdout=theirs,
                 env={k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)},
             )
         except BaseException:
@@ -104,7 +103,6 @@ class Handle:
     def __init__(self, sock: socket.socket, lock: Any, frozen: dict[str, str]):
         self.socket, self.lock, self.frozen = sock, lock, frozen
         self.broken = False
-        self._file: Any = None
 
     def __reduce__(self) -> tuple:
         # multiprocessing sends the socket's descriptor to the new worker
@@ -113,7 +111,7 @@ class Handle:
     def alive(self) -> bool:
         return not self.broken
 
-    def spawn(self, *request: Any) -> int:
+    def spawn(self, *request: Any, fd: int = -1) -> int:
         """Fork a kernel (arguments as :meth:`KernelServer.spawn` has them);
         return its pid.
 
@@ -121,17 +119,15 @@ class Handle:
             RuntimeError: the server has exited or could not fork (the handle
                 is then broken: this worker uses a server of its own).
         """
+        from autograder.grading.kernel.warmkernel import read_reply, send_request
+
+        if len(request) > 6:
+            request, fd = request[:6], int(request[6])
         try:
             with self.lock:
-                if self._file is None:
-                    self._file = self.socket.makefile("rw", encoding="utf-8")
-                self._file.write(request_line(*request))
-                self._file.flush()
-                while True:  # the server's "ready" line goes to whoever reads first
-                    line = self._file.readline()
-                    if not line:
-                        raise RuntimeError("the shared kernel server exited")
-                    reply = json.loads(line)
+                send_request(self.socket, request_line(*request), fd)
+                while True:  # the server's "ready" goes to whoever reads first
+                    reply = read_reply(self.socket)
                     if "ready" not in reply:
                         break
         except (OSError, ValueError, RuntimeError) as exc:

@@ -1,8 +1,8 @@
 """Precision and recall swapped."""
 
 
-# score: 10
-# zero: 07-scores-hidden-test
+# score: 9
+# zero: 07-scores-test, 07-scores-hidden-test
 # kind: mistake
 # %% 07-scores
 def classification_scores(y_true, proba, threshold=0.5):

@@ -1,0 +1,474 @@
+"""The referee's agent, in the student's kernel: it does what the tests ask.
+
+The tests run in the grader's process (:mod:`autograder.grading.referee.session`).
+When one begins, the grading client asks the kernel to run :func:`serve`; the
+agent then answers the referee's requests on the socket the kernel inherited
+(``COURSE_REFEREE_FD``), on the kernel's main thread, until the test is done:
+look up a name of the notebook, read or set an attribute, call, apply an
+operator, or describe a value as data (:mod:`autograder.grading.referee.wire`).
+Objects stay here and cross as references; a function of the test that the
+student's code calls (a hook) is a :class:`Callback`, which asks the referee
+to run it.
+
+This module holds no test, no expected value and no secret: everything in this
+process belongs to the student, and nothing it reports is trusted beyond being
+the student's answer.
+"""
+
+from __future__ import annotations
+
+import importlib
+import operator
+import os
+import socket
+import sys
+import threading
+import traceback
+from typing import Any
+
+from autograder.grading.referee import wire
+
+#: The variable that names the kernel's end of the channel.
+FD_ENV = "COURSE_REFEREE_FD"
+_MAX_DEPTH = 64
+
+
+def _iterate(value: Any) -> Any:
+    if type(value) in (list, tuple, dict, set, frozenset, str, bytes, range) or type(
+        value
+    ).__name__ in ("dict_keys", "dict_values", "dict_items"):
+        return ("items", tuple(value))
+    return ("iter", iter(value))
+
+
+def _instance(value: Any, kinds: Any) -> bool:
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    mro = type.__getattribute__(type(value), "__mro__")
+    return any(isinstance(k, type) and k in mro for k in kinds)
+
+
+def _subclass(value: Any, kinds: Any) -> bool:
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if not isinstance(value, type):
+        raise TypeError("issubclass() arg 1 must be a class")
+    mro = type.__getattribute__(value, "__mro__")
+    return any(isinstance(k, type) and k in mro for k in kinds)
+
+
+#: What the referee may ask for, each a function of decoded arguments.
+OPS: dict[str, Any] = {
+    "getattr": getattr,
+    "setattr": setattr,
+    "delattr": delattr,
+    "call": lambda f, args, kwargs: f(*args, **kwargs),
+    "import": importlib.import_module,
+    "callable": callable,
+    "isinstance": _instance,
+    "issubclass": _subclass,
+    "is": operator.is_,
+    "type": type,
+    "iter": _iterate,
+    "next": next,
+    "len": len,
+    "contains": operator.contains,
+    "index": operator.index,
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "round": round,
+    "str": str,
+    "repr": repr,
+    "format": format,
+    "hash": hash,
+    "dir": lambda value: sorted(str(n) for n in dir(value)),
+    "enter": lambda value: type(value).__enter__(value),
+    "exit": lambda value, *exc: type(value).__exit__(value, *exc),
+    "reversed": reversed,
+    "divmod": divmod,
+}
+for _name in (
+    "getitem setitem delitem add sub mul truediv floordiv mod pow matmul lshift "
+    "rshift and_ or_ xor neg pos abs invert iadd isub imul itruediv ifloordiv imod "
+    "ipow imatmul ilshift irshift iand ior ixor"
+).split():
+    OPS[_name.rstrip("_")] = getattr(operator, _name)
+
+
+class Callback:
+    """A function of the test, called from the student's code: the referee runs it."""
+
+    __slots__ = ("_cid", "__weakref__")
+
+    def __init__(self, cid: int) -> None:
+        self._cid = cid
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return AGENT.call_back(self._cid, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<a function of the test #{self._cid}>"
+
+
+def error_info(exc: BaseException) -> dict[str, Any]:
+    """An exception as data: its type, the names of its classes, the message."""
+    kind = type(exc)
+    module, name = wire.type_path(kind)
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - a message that cannot be shown
+        text = "(its message could not be read)"
+    try:
+        trace = "".join(traceback.format_exception(kind, exc, exc.__traceback__))
+    except Exception:  # noqa: BLE001
+        trace = ""
+    return {
+        "type": name,
+        "module": module,
+        "mro": [wire.type_path(k)[1] for k in type.__getattribute__(kind, "__mro__")],
+        "message": text[:2000],
+        "traceback": trace[-4000:],
+    }
+
+
+class Agent:
+    """The kernel's side of the channel (one per kernel: :data:`AGENT`)."""
+
+    def __init__(self) -> None:
+        self.channel: wire.Channel | None = None
+        self.objects: dict[int, Any] = {}
+        self._ids: dict[int, int] = {}
+        self._next = 1
+        self.serving = False
+        self._thread: int | None = None
+        self.launches: list[list[Any]] = []
+        self._callbacks: dict[int, Callback] = {}
+
+    def _connect(self) -> wire.Channel:
+        if self.channel is None:
+            fd = int(os.environ.get(FD_ENV, "-1"))
+            if fd < 0:
+                raise RuntimeError("this kernel has no referee channel")
+            sock = socket.socket(fileno=fd)
+            sock.set_inheritable(False)
+            self.channel = wire.Channel(sock)
+        return self.channel
+
+    # Values.
+    def ref(self, value: Any) -> int:
+        key = id(value)
+        hid = self._ids.get(key)
+        if hid is None or self.objects.get(hid) is not value:
+            hid = self._next
+            self._next += 1
+            self.objects[hid] = value
+            self._ids[key] = hid
+        return hid
+
+    def out(self, value: Any, copy: bool = False, depth: int = 0) -> Any:
+        """``value`` as a node (see :mod:`~autograder.grading.referee.wire`)."""
+        if wire.is_scalar(value):
+            return value
+        kind = type(value)
+        if depth > _MAX_DEPTH:
+            return self._reference(value)
+        if kind is int:
+            return ["I", str(value)]
+        if kind is complex:
+            return ["c", value.real, value.imag]
+        if kind is Callback:
+            return ["h", value._cid]
+        torch = sys.modules.get("torch")
+        if kind is tuple or (torch is not None and kind is torch.Size):
+            return ["t", [self.out(v, copy, depth + 1) for v in value]]
+        if copy:
+            node = self._copy(value, kind, torch, depth)
+            if node is not None:
+                return node
+        return self._reference(value)
+
+    def _reference(self, value: Any) -> list[Any]:
+        node = ["r", self.ref(value), *wire.type_path(type(value))]
+        if isinstance(value, type):
+            node += list(wire.type_path(value))
+        return node
+
+    def _copy(self, value: Any, kind: type, torch: Any, depth: int) -> Any:
+        import numpy as np
+
+        if kind is list:
+            return ["l", [self.out(v, True, depth + 1) for v in value]]
+        if kind is dict or (
+            isinstance(value, dict) and kind.__module__ == "collections"
+        ):  # OrderedDict
+            return [
+                "d",
+                [
+                    [self.out(k, True, depth + 1), self.out(v, True, depth + 1)]
+                    for k, v in dict.items(value)
+                ],
+            ]
+        if kind in (set, frozenset):
+            tag = "s" if kind is set else "f"
+            return [tag, [self.out(v, True, depth + 1) for v in value]]
+        if (
+            kind is np.ndarray
+            and value.dtype.kind in "biufc"
+            and not value.dtype.fields
+        ):
+            data = np.ascontiguousarray(value)
+            return ["a", data.dtype.str, list(data.shape), data.tobytes()]
+        if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+            return ["n", value.dtype.str, value.tobytes()]
+        if kind is np.dtype:
+            return ["Y", "numpy", value.str]
+        if torch is not None:
+            if kind in (torch.Tensor, torch.nn.Parameter):
+                return wire.tensor_parts(value)
+            if kind is torch.device:
+                return ["D", str(value)]
+            if kind is torch.dtype:
+                return ["Y", "torch", str(value)]
+        fake = sys.modules.get("course.fakecupy")
+        if fake is not None and kind is fake.DeviceArray:
+            data = np.ascontiguousarray(object.__getattribute__(value, "_data"))
+            if data.dtype.kind in "biufc":
+                return [
+                    "F",
+                    data.dtype.str,
+                    list(data.shape),
+                    value.device_name,
+                    data.tobytes(),
+                ]
+        return None
+
+    def into(self, node: Any) -> Any:
+        """A node the referee sent, as a value here."""
+        if not isinstance(node, list):
+            return node
+        tag, rest = node[0], node[1:]
+        if tag == "h":
+            if rest[0] not in self.objects:
+                raise RuntimeError("the test used an object this kernel released")
+            return self.objects[rest[0]]
+        if tag == "r":  # one of the test's objects: the same stand-in each time
+            cid = int(rest[0])
+            found = self._callbacks.get(cid)
+            if found is None:
+                found = self._callbacks[cid] = Callback(cid)
+            return found
+        if tag in ("t", "l", "s", "f"):
+            items = [self.into(v) for v in rest[0]]
+            return {"t": tuple, "l": list, "s": set, "f": frozenset}[tag](items)
+        if tag == "d":
+            return {self.into(k): self.into(v) for k, v in rest[0]}
+        if tag == "I":
+            return int(rest[0])
+        if tag == "c":
+            return complex(rest[0], rest[1])
+        if tag == "a":
+            return wire.array_from(*rest)
+        if tag == "n":
+            return wire.array_from(rest[0], [], rest[1])[()]
+        if tag == "T":
+            return wire.tensor_from(node)
+        if tag == "D":
+            import torch
+
+            return torch.device(wire.device_text(rest[0]))
+        if tag == "Y":
+            if rest[0] == "numpy":
+                return wire.checked_dtype(rest[1])
+            import torch
+
+            return getattr(torch, str(rest[1]).removeprefix("torch."))
+        if tag == "F":
+            from course.fakecupy import DeviceArray
+
+            return DeviceArray._adopt(wire.array_from(rest[0], rest[1], rest[3]))
+        if tag == "C":
+            found: Any = importlib.import_module(rest[0])
+            for part in str(rest[1]).split("."):
+                found = getattr(found, part)
+            return found
+        if tag == "M":
+            return importlib.import_module(rest[0])
+        if tag == "S":
+            return slice(*(self.into(v) for v in rest[0]))
+        if tag == "E":
+            return Ellipsis
+        if tag == "R":
+            return range(*(int(v) for v in rest[0]))
+        if tag == "X":
+            import builtins
+
+            kind = getattr(builtins, str(rest[0]), None)
+            if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+                raise ValueError("not a built-in exception")
+            return kind(*(self.into(v) for v in rest[1]))
+        raise ValueError(f"unknown node {tag!r}")
+
+    # Requests.
+    def handle(self, message: list[Any]) -> list[Any]:
+        """One request of the referee: ``["a", node]`` or ``["e", info]``."""
+        op = message[1]
+        try:
+            if op == "get":
+                namespace = _user_namespace()
+                found = [
+                    self.out(namespace[n]) if n in namespace else ["missing"]
+                    for n in message[2]
+                ]
+                for module, attr in message[3] if len(message) > 3 else []:
+                    found.append(self.out(_imported(module, attr)))
+                return ["a", ["l", found]]
+            if op == "release":
+                for hid in message[2]:
+                    value = self.objects.pop(hid, None)
+                    if value is not None and self._ids.get(id(value)) == hid:
+                        del self._ids[id(value)]
+                return ["a", None]
+            args = [self.into(a) for a in message[2]]
+            if op == "describe":
+                return ["a", self.out(args[0], copy=True)]
+            with _grad_mode(message[3] if len(message) > 3 else None):
+                result = OPS[op](*args)
+            return ["a", self.out(result)]
+        except BaseException as exc:  # noqa: BLE001 - every failure is the test's data
+            return ["e", error_info(exc)]
+
+    def request(self, message: list[Any]) -> Any:
+        """Send a request to the referee; answer its requests until the reply."""
+        channel = self._connect()
+        channel.send(message)
+        while True:
+            reply = channel.recv()
+            if reply[0] == "q":
+                if reply[1] == "done":
+                    raise RuntimeError("the test ended while your code waited for it")
+                channel.send(self.handle(reply))
+                continue
+            if reply[0] == "a":
+                return self.into(reply[1])
+            raise _raised(reply[1])
+
+    def call_back(self, cid: int, args: tuple, kwargs: dict) -> Any:
+        if not self.serving or threading.get_ident() != self._thread:
+            raise RuntimeError(
+                "this function belongs to a test that has finished (or was called "
+                "from another thread); it cannot run any more"
+            )
+        torch = sys.modules.get("torch")
+        mode = None if torch is None else bool(torch.is_grad_enabled())
+        return self.request(
+            ["q", "call", [["h", cid], self.out(args), self.out_dict(kwargs)], mode]
+        )
+
+    def out_dict(self, kwargs: dict) -> list[Any]:
+        return ["d", [[k, self.out(v)] for k, v in kwargs.items()]]
+
+    def serve(self, session: int) -> None:
+        """Answer the referee until it says the test is done."""
+        channel = self._connect()
+        self.serving, self._thread = True, threading.get_ident()
+        self.launches = []
+        watch = _watch_launches(self.launches)
+        try:
+            channel.send(["hello", session])
+            while True:
+                try:
+                    message = channel.recv()
+                except KeyboardInterrupt:
+                    continue
+                if not (isinstance(message, list) and message and message[0] == "q"):
+                    raise wire.ChannelClosed("a malformed request")
+                if message[1] == "done":
+                    channel.send(["done", self.launches])
+                    return
+                try:
+                    reply = self.handle(message)
+                except KeyboardInterrupt as exc:
+                    reply = ["e", error_info(exc)]
+                channel.send(reply)
+        finally:
+            self.serving = False
+            if watch is not None:
+                watch()
+
+
+def _grad_mode(mode: Any) -> Any:
+    """The referee's grad mode, which each of its calls carries."""
+    import contextlib
+
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(mode, bool):
+        return contextlib.nullcontext()
+    return torch.set_grad_enabled(mode)
+
+
+def _raised(info: Any) -> BaseException:
+    text = info.get("message", "") if isinstance(info, dict) else str(info)
+    name = info.get("type", "Error") if isinstance(info, dict) else "Error"
+    kind = getattr(
+        __builtins__ if isinstance(__builtins__, dict) else sys.modules["builtins"],
+        str(name),
+        None,
+    )
+    if isinstance(kind, type) and issubclass(kind, Exception):
+        return kind(text)
+    return RuntimeError(f"{name}: {text}")
+
+
+def _imported(module: str, attr: Any) -> Any:
+    """What ``import module`` or ``from module import attr`` binds."""
+    found = importlib.import_module(module)
+    if attr is None:
+        return found
+    try:
+        return getattr(found, attr)
+    except AttributeError:
+        return importlib.import_module(f"{module}.{attr}")
+
+
+def _user_namespace() -> dict[str, Any]:
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None:
+        return shell.user_ns
+    return sys.modules["__main__"].__dict__
+
+
+def _watch_launches(found: list[list[Any]]) -> Any:
+    """Record each simulated CUDA kernel launch (to compile it after the test);
+    return a function that stops recording."""
+    simulated = sys.modules.get("numba.cuda.simulator.kernel")
+    if simulated is None:
+        return None
+    from autograder.grading.referee.launches import launch_record
+
+    launch = simulated.FakeCUDAKernel.__call__
+
+    def recorded(self: Any, *args: Any) -> Any:
+        if not (self._device or simulated._kernel_context):
+            record = launch_record(self, args)
+            if record not in found:
+                found.append(record)
+        return launch(self, *args)
+
+    simulated.FakeCUDAKernel.__call__ = recorded
+
+    def stop() -> None:
+        simulated.FakeCUDAKernel.__call__ = launch
+
+    return stop
+
+
+AGENT = Agent()
+
+
+def serve(session: int) -> None:
+    """What the grading client runs in the kernel when a test begins."""
+    AGENT.serve(session)
+
+
+__all__ = ["AGENT", "FD_ENV", "Callback", "OPS", "serve"]

@@ -1,0 +1,421 @@
+"""The referee's end of the channel to one student kernel, and the proxies it hands out.
+
+A :class:`Link` sends the agent's requests (:mod:`autograder.grading.referee.agent`)
+and decodes its answers: a copy, or a :class:`Proxy` for an object that stays in
+the kernel. While it waits for an answer it runs the test's own functions that
+the student's code calls back (hooks), and only those: the kernel can call
+what the test gave it, never read the referee's objects.
+
+A proxy does in the kernel what Python asks of it (attributes, calls,
+operators, iteration, ``with``), except what decides a check: its truth, its
+equality and order are those of its value **as data**, described by the agent
+and compared here (:meth:`Link.materialize`), never the object's own
+``__bool__``, ``__eq__`` or ``__ne__``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import time
+import weakref
+from typing import Any
+
+import numpy as np
+
+from autograder.grading.referee import wire
+from autograder.grading.referee.proxy import Proxy
+
+#: Seconds the kernel gets to answer once it has been interrupted.
+GRACE_S = 5.0
+_EXCEPTIONS: dict[tuple[str, str, str], type] = {}
+
+
+class KernelGone(RuntimeError):
+    """The kernel died, was stopped, or broke the channel: no test can run there."""
+
+
+class TestTimeout(Exception):
+    """The test ran past its time (the kernel was interrupted)."""
+
+
+def remote_exception(info: Any) -> BaseException:
+    """The kernel's exception, raised here as a class of the same name and bases:
+    a built-in class for built-in exceptions, else a new class under the
+    nearest built-in one, so that ``except ValueError`` still catches it."""
+    if not isinstance(info, dict):
+        return RuntimeError(str(info)[:500])
+    name, module = str(info.get("type", "Exception")), str(info.get("module", ""))
+    mro = [str(m) for m in info.get("mro") or []][:32]
+    message = str(info.get("message", ""))
+    kind = getattr(builtins, name, None) if module == "builtins" else None
+    if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+        base = next(
+            (
+                getattr(builtins, m)
+                for m in mro[1:]
+                if isinstance(getattr(builtins, m, None), type)
+                and issubclass(getattr(builtins, m), Exception)
+            ),
+            Exception,
+        )
+        key = (module, name, base.__name__)
+        if key not in _EXCEPTIONS:
+            _EXCEPTIONS[key] = type(name, (base,), {"__module__": module})
+        kind = _EXCEPTIONS[key]
+    if issubclass(kind, KeyboardInterrupt) or not issubclass(kind, Exception):
+        kind = RuntimeError  # the kernel's SystemExit or interrupt stays the kernel's
+        message = f"{name}: {message}"
+    exc = kind(message)
+    exc._course_mro = tuple(mro) or (name,)  # type: ignore[attr-defined]
+    exc._course_traceback = str(info.get("traceback", ""))[-4000:]  # type: ignore[attr-defined]
+    return exc
+
+
+class Link:
+    """One kernel's channel, as the referee uses it."""
+
+    def __init__(self, channel: wire.Channel, interrupt: Any = None, kill: Any = None):
+        self.channel = channel
+        self.interrupt, self.kill = interrupt, kill
+        self.deadline: float | None = None
+        self.broken: str | None = None
+        self._proxies: weakref.WeakValueDictionary[int, Proxy] = (
+            weakref.WeakValueDictionary()
+        )
+        self._released: list[int] = []
+        self._callbacks: dict[int, Any] = {}
+        self._cids: dict[int, int] = {}
+        self.requests = 0
+
+    # The conversation.
+    def begin(self, session: int, deadline: float) -> None:
+        """Wait until the kernel's agent says hello for this test.
+
+        Raises:
+            KernelGone: it did not.
+        """
+        self._alive()
+        self.deadline = deadline
+        while True:
+            message = self._receive()
+            if message == ["hello", session]:
+                return
+
+    def end(self) -> dict[str, Any]:
+        """Tell the agent the test is over; what it recorded meanwhile."""
+        reply = self.request(["q", "done"])
+        return reply if isinstance(reply, dict) else {}
+
+    def _alive(self) -> None:
+        if self.broken:
+            raise KernelGone(self.broken)
+
+    def _receive(self) -> Any:
+        try:
+            return self.channel.recv(self.deadline)
+        except TimeoutError:
+            return self._late()
+        except wire.ChannelClosed as exc:
+            self.broken = f"the kernel stopped answering ({exc})"
+            self.channel.close()  # the kernel's agent, if it waits, sees the end
+            raise KernelGone(self.broken) from None
+
+    def _late(self) -> Any:
+        """Past the deadline: interrupt the kernel, take its answer, raise."""
+        if self.interrupt is not None:
+            self.interrupt()
+        try:
+            message = self.channel.recv(time.monotonic() + GRACE_S)
+        except (TimeoutError, wire.ChannelClosed):
+            self.broken = "the kernel did not stop when the test ran out of time"
+            if self.kill is not None:
+                self.kill()
+            raise KernelGone(self.broken) from None
+        self._pending_timeout = True
+        return message
+
+    def request(self, message: list[Any]) -> Any:
+        """Send one request; run callbacks until its answer arrives.
+
+        Raises:
+            KernelGone, TestTimeout, or the kernel's own exception.
+        """
+        self._alive()
+        if self._released and message[1] != "release":
+            released, self._released = self._released, []
+            self.request(["q", "release", released])
+        self.requests += 1
+        self._pending_timeout = False
+        try:
+            self.channel.send(message)
+        except wire.ChannelClosed as exc:
+            self.broken = str(exc)
+            raise KernelGone(self.broken) from None
+        while True:
+            reply = self._receive()
+            if not isinstance(reply, list) or not reply:
+                raise KernelGone(self._break("a malformed answer"))
+            if reply[0] == "q":
+                self._answer(reply)
+                continue
+            timed_out, self._pending_timeout = self._pending_timeout, False
+            if timed_out:
+                raise TestTimeout("it ran past the time a test may take")
+            if reply[0] == "a" and len(reply) == 2:
+                return self.into(reply[1])
+            if reply[0] == "done" and len(reply) == 2 and message[1] == "done":
+                return {"launches": reply[1]}  # plain data, read as such
+            if reply[0] == "e" and len(reply) == 2:
+                raise remote_exception(reply[1])
+            raise KernelGone(self._break("a malformed answer"))
+
+    def _break(self, why: str) -> str:
+        self.broken = f"the kernel sent {why}"
+        self.channel.close()
+        return self.broken
+
+    def _answer(self, message: list[Any]) -> None:
+        """The kernel calls a function of the test (nothing else is allowed)."""
+        try:
+            if (
+                message[1] != "call"
+                or len(message) not in (3, 4)
+                or not isinstance(message[2], list)
+                or len(message[2]) != 3
+            ):
+                raise PermissionError("the notebook may only call the test's functions")
+            target, args, kwargs = (self.into(m) for m in message[2])
+            if not (
+                self._own(message[2][0])
+                and isinstance(args, tuple)
+                and isinstance(kwargs, dict)
+            ):
+                raise PermissionError("the notebook may only call the test's functions")
+            with _grad_enabled(message[3] if len(message) > 3 else None):
+                reply = ["a", self.out(target(*args, **kwargs))]
+        except (KernelGone, TestTimeout):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the kernel gets the error as data
+            reply = [
+                "e",
+                {
+                    "type": type(exc).__name__,
+                    "module": "builtins" if type(exc).__module__ == "builtins" else "",
+                    "message": str(exc)[:2000],
+                },
+            ]
+        self.channel.send(reply)
+
+    def _own(self, node: Any) -> bool:
+        """Whether the kernel named one of the test's own objects (a handle)."""
+        return (
+            isinstance(node, list)
+            and len(node) == 2
+            and node[0] == "h"
+            and int(node[1]) in self._callbacks
+        )
+
+    def call(self, op: str, *args: Any) -> Any:
+        return self.request(["q", op, [self.out(a) for a in args], _grad_mode()])
+
+    # Values.
+    def into(self, node: Any) -> Any:
+        """A node the agent sent, as a value here (never run, never imported)."""
+        if not isinstance(node, list):
+            if node is None or type(node) in (bool, int, float, str, bytes):
+                return node
+            if isinstance(node, dict):  # the agent's "done" answer
+                return {str(k): self.into(v) for k, v in node.items()}
+            raise ValueError("malformed value")
+        if not node or not isinstance(node[0], str):
+            raise ValueError("malformed value")
+        tag, rest = node[0], node[1:]
+        if tag == "r":
+            return self._proxy(rest)
+        if tag == "h":  # one of the test's own objects, as the test made it
+            return self._callbacks[int(rest[0])]
+        if tag in ("t", "l", "s", "f"):
+            items = [self.into(v) for v in rest[0]]
+            return {"t": tuple, "l": list, "s": set, "f": frozenset}[tag](items)
+        if tag == "d":
+            return {self.into(k): self.into(v) for k, v in rest[0]}
+        if tag == "I":
+            return int(str(rest[0])[:5000])
+        if tag == "c":
+            return complex(float(rest[0]), float(rest[1]))
+        if tag == "a":
+            return wire.array_from(*rest[:3])
+        if tag == "n":
+            return wire.array_from(rest[0], [], rest[1])[()]
+        if tag == "T":
+            return wire.tensor_from(node)
+        if tag == "D":
+            import torch
+
+            return torch.device(wire.device_text(rest[0]))
+        if tag == "Y":
+            return _dtype(rest)
+        if tag == "F":
+            from course.fakecupy import DeviceArray
+
+            array = DeviceArray._adopt(wire.array_from(rest[0], rest[1], rest[3]))
+            return array
+        if tag == "missing":
+            return _MISSING
+        raise ValueError(f"malformed value {tag!r}")
+
+    def _proxy(self, parts: list[Any]) -> Proxy:
+        hid = int(parts[0])
+        found = self._proxies.get(hid)
+        if found is None:
+            found = Proxy(self, hid, tuple(str(p) for p in parts[1:5]))
+            self._proxies[hid] = found
+            if hid in self._released:
+                self._released.remove(hid)
+            weakref.finalize(found, self._released.append, hid)
+        return found
+
+    def out(self, value: Any) -> Any:
+        """A value of the test, as a node the agent reads (a copy, or a callback)."""
+        if wire.is_scalar(value):
+            return value
+        kind = type(value)
+        if kind is Proxy:
+            if object.__getattribute__(value, "_course_link") is not self:
+                raise TypeError("an object of another notebook's kernel")
+            return ["h", object.__getattribute__(value, "_course_h")]
+        if isinstance(value, int) and not isinstance(value, bool):
+            return ["I", str(int(value))]
+        if kind is complex:
+            return ["c", value.real, value.imag]
+        if isinstance(value, tuple):
+            return ["t", [self.out(v) for v in value]]
+        if isinstance(value, list):
+            return ["l", [self.out(v) for v in value]]
+        if isinstance(value, dict):
+            return ["d", [[self.out(k), self.out(v)] for k, v in value.items()]]
+        if isinstance(value, (set, frozenset)):
+            return [
+                "s" if isinstance(value, set) else "f",
+                [self.out(v) for v in value],
+            ]
+        if kind is slice:
+            return [
+                "S",
+                [self.out(value.start), self.out(value.stop), self.out(value.step)],
+            ]
+        if value is Ellipsis:
+            return ["E"]
+        if kind is range:
+            return ["R", [value.start, value.stop, value.step]]
+        if isinstance(value, BaseException) and type(value).__module__ == "builtins":
+            return ["X", type(value).__name__, [self.out(a) for a in value.args]]
+        if isinstance(value, float):
+            return float(value)
+        if isinstance(value, str):
+            return str(value)
+        node = _data_node(value)
+        if node is not None:
+            return node
+        if isinstance(value, type):
+            path = wire.type_path(value)
+            if path[0] not in ("__main__", "builtins") or path[0] == "builtins":
+                if wire.loaded_type(*path) is value:
+                    return ["C", *path]
+        module = getattr(value, "__spec__", None) and getattr(value, "__name__", None)
+        if module and type(value).__name__ == "module":
+            return ["M", str(module)]
+        # any other object of the test (a hook, a marker): a handle the
+        # kernel can pass around and call back, never read
+        key = id(value)
+        if key not in self._cids:
+            self._cids[key] = len(self._callbacks) + 1
+            self._callbacks[self._cids[key]] = value
+        return ["r", self._cids[key]]
+
+    def materialize(self, value: Any) -> Any:
+        """``value`` with every proxy in it replaced by its data where it has
+        data (a copy described by the agent); other objects stay proxies."""
+        kind = type(value)
+        if kind is Proxy:
+            if object.__getattribute__(value, "_course_link") is not self:
+                return value
+            return self.call("describe", value)
+        if kind in (list, tuple, set, frozenset):
+            return kind(self.materialize(v) for v in value)
+        if kind is dict:
+            return {k: self.materialize(v) for k, v in value.items()}
+        return value
+
+
+def _grad_mode() -> bool | None:
+    """This process's grad mode, which a call carries (None: no torch here)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    return None if torch is None else bool(torch.is_grad_enabled())
+
+
+def _grad_enabled(mode: Any) -> Any:
+    """Run under the caller's grad mode (a callback from the kernel)."""
+    import contextlib
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(mode, bool):
+        return contextlib.nullcontext()
+    return torch.set_grad_enabled(mode)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<not defined in the notebook>"
+
+
+_MISSING = _Missing()
+
+
+def _dtype(rest: list[Any]) -> Any:
+    if rest and rest[0] == "numpy":
+        return wire.checked_dtype(rest[1])
+    import torch
+
+    found = getattr(torch, str(rest[1]).removeprefix("torch."), None)
+    if not isinstance(found, torch.dtype):
+        raise ValueError("malformed dtype")
+    return found
+
+
+def _data_node(value: Any) -> Any:
+    """A copy node for the referee's own arrays, tensors, devices and dtypes."""
+    import sys
+
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+        data = np.ascontiguousarray(value)
+        return ["a", data.dtype.str, list(data.shape), data.tobytes()]
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return ["n", value.dtype.str, value.tobytes()]
+    if isinstance(value, np.dtype):
+        return ["Y", "numpy", value.str]
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        if isinstance(value, torch.Tensor):
+            return wire.tensor_parts(value)
+        if isinstance(value, torch.device):
+            return ["D", str(value)]
+        if isinstance(value, torch.dtype):
+            return ["Y", "torch", str(value)]
+    fake = sys.modules.get("course.fakecupy")
+    if fake is not None and isinstance(value, fake.DeviceArray):
+        data = np.ascontiguousarray(object.__getattribute__(value, "_data"))
+        return [
+            "F",
+            data.dtype.str,
+            list(data.shape),
+            value.device_name,
+            data.tobytes(),
+        ]
+    return None
+
+
+__all__ = ["KernelGone", "Link", "Proxy", "TestTimeout", "remote_exception"]

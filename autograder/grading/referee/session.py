@@ -1,0 +1,431 @@
+"""Run one test cell in the referee, against the objects of the student's kernel.
+
+:class:`Referee` runs each test cell of a notebook as it comes (the grading
+client calls :meth:`Referee.run` when nbclient reaches the cell, which the
+kernel itself skips). The test's code runs here, in the grader's process:
+
+* a name the test reads comes from the kernel's namespace, as a copy or a
+  :class:`~autograder.grading.referee.proxy.Proxy`, fresh for every test;
+* the check functions (``course.checks``, ``numpy.testing``, ``torch.testing``)
+  and ``course.results`` are the referee's own, whatever the notebook bound to
+  their names: each check is recorded with the values it judged, as data,
+  copied from the kernel; ``submit`` records a hidden test's results;
+  ``course.results.reference(name)`` is the reference solution's function;
+* an ``import`` in a test imports in the kernel (the module is the notebook's),
+  except those four modules, imported here;
+* ``assert`` statements are recorded as checks.
+
+A test's record (its checks, its results, its error, the kernels it
+launched) is compared with the reference's by the verdict
+(:func:`autograder.grading.chain.verdict.judge`). Nothing of a test (its
+source, its expected values, its labels) is sent to the kernel: only the
+requests its code makes of the student's objects.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib
+import io
+import symtable
+import time
+import traceback
+from typing import Any
+
+from autograder.grading.referee.link import KernelGone, Link, TestTimeout
+from autograder.grading.referee.proxy import Proxy, value_of
+
+#: Modules whose functions check or report a test: always the referee's own.
+REFEREE_MODULES = ("course.checks", "course.results", "numpy.testing", "torch.testing")
+#: Per module, the prefix of the names that are checks (recorded).
+_CHECKS = {
+    "course.checks": "check_",
+    "numpy.testing": "assert_",
+    "torch.testing": "assert_",
+}
+_FUTURE_ANNOTATIONS = 0x1000000
+
+
+def lesson_imports(cells: list[str]) -> dict[str, tuple[str, str | None]]:
+    """Names the lesson's own cells bind by importing, at their top level:
+    ``{name: (module, attribute or None)}``. A test reading one gets the
+    module's object (the referee's own, for :data:`REFEREE_MODULES`), not
+    whatever the notebook's name holds by then."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for source in cells:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        found[alias.asname or alias.name] = (node.module, alias.name)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        found[alias.asname] = (alias.name, None)
+                    else:
+                        top = alias.name.split(".")[0]
+                        found[top] = (top, None)
+    return found
+
+
+class _Rewrite(ast.NodeTransformer):
+    """A test's ``assert`` becomes a recorded check; its imports, but those of
+    the referee's modules, import in the kernel."""
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        message = node.msg if node.msg is not None else ast.Constant(None)
+        no_args = ast.arguments([], [], None, [], [], None, [])
+        call = ast.Call(
+            ast.Name("_course_assert", ast.Load()),
+            [node.test, ast.Lambda(no_args, message)],
+            [],
+        )
+        return ast.copy_location(ast.Expr(call), node)
+
+    def visit_Import(self, node: ast.Import) -> Any:
+        if all(a.name in REFEREE_MODULES for a in node.names):
+            return node
+        out = []
+        for alias in node.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            wanted = alias.name if alias.asname else alias.name.split(".")[0]
+            call = ast.Call(
+                ast.Name("_course_import", ast.Load()),
+                [ast.Constant(alias.name), ast.Constant(wanted)],
+                [],
+            )
+            out.append(
+                ast.copy_location(
+                    ast.Assign([ast.Name(bound, ast.Store())], call), node
+                )
+            )
+        return out
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> Any:
+        if node.module in REFEREE_MODULES or node.level or node.module is None:
+            return node
+        out = []
+        for alias in node.names:
+            call = ast.Call(
+                ast.Name("_course_from", ast.Load()),
+                [ast.Constant(node.module), ast.Constant(alias.name)],
+                [],
+            )
+            out.append(
+                ast.copy_location(
+                    ast.Assign(
+                        [ast.Name(alias.asname or alias.name, ast.Store())], call
+                    ),
+                    node,
+                )
+            )
+        return out
+
+
+def compile_test(source: str, name: str) -> Any:
+    tree = ast.fix_missing_locations(_Rewrite().visit(ast.parse(source, name)))
+    return compile(tree, name, "exec", _FUTURE_ANNOTATIONS, dont_inherit=True)
+
+
+def reads(source: str) -> set[str]:
+    """Global names a test reads (not those it binds at its top level first)."""
+    import builtins
+
+    try:
+        table = symtable.symtable(source, "<test>", "exec")
+    except SyntaxError:
+        return set()
+    found: set[str] = set()
+    stack = [table]
+    while stack:
+        scope = stack.pop()
+        stack.extend(scope.get_children())
+        for symbol in scope.get_symbols():
+            if scope.get_type() == "module":
+                wanted = symbol.is_referenced() and not symbol.is_assigned()
+            else:
+                wanted = symbol.is_referenced() and symbol.is_global()
+            if wanted:
+                found.add(symbol.get_name())
+    return found - set(dir(builtins))
+
+
+class _Record:
+    """What one test did: its checks, its results, its error."""
+
+    def __init__(self, gid: str) -> None:
+        self.data: dict[str, Any] = {"gid": gid, "checks": [], "results": []}
+
+    def check(self, name: str, ok: bool, **values: Any) -> None:
+        from course.results import encode
+
+        entry: dict[str, Any] = {"c": name, "ok": bool(ok)}
+        for key, value in values.items():
+            try:
+                entry[key] = encode(value)
+            except Exception:  # noqa: BLE001 - a value that cannot be described
+                entry[key] = {"t": "object", "type": "unreadable"}
+        self.data["checks"].append(entry)
+
+
+class Referee:
+    """The tests of one notebook, run against one kernel (see the module)."""
+
+    def __init__(
+        self,
+        link: Link,
+        names: dict[str, tuple[str, str | None]],  # from lesson_imports
+        reference: Any = None,
+    ) -> None:
+        self.link = link
+        self.names = names  # the lesson's names for the referee's modules
+        self.reference = reference  # name -> the reference solution's function
+        self.namespace: dict[str, Any] = {"__name__": "__main__"}
+        self.session = 0
+        self._record: _Record | None = None
+
+    def run(self, gid: str, source: str, timeout: float) -> dict[str, Any]:
+        """Run test ``gid`` (its full source); return its record."""
+        self.session += 1
+        record = _Record(gid)
+        self._record = record
+        started = time.perf_counter()
+        error = None
+        output = io.StringIO()
+        try:
+            code = compile_test(source, f"<test {gid}>")
+        except SyntaxError as exc:
+            code, error = None, _message(exc)
+        if code is not None:
+            try:
+                self.link.begin(self.session, time.monotonic() + timeout)
+            except KernelGone as exc:
+                code, error = None, f"this test could not run: {exc}"
+        if code is not None:
+            with _patched(self), contextlib.redirect_stdout(output):
+                try:
+                    self._bind(source)
+                    exec(code, self.namespace)  # noqa: S102 - the lesson's test
+                except BaseException as exc:  # noqa: BLE001 - the test's outcome
+                    error = _message(exc)
+            try:
+                done = self.link.end()
+                record.data["launches"] = [
+                    list(x)
+                    for x in done.get("launches") or []
+                    if isinstance(x, list) and len(x) == 3
+                ]
+            except (KernelGone, TestTimeout, Exception) as exc:  # noqa: BLE001
+                error = error or f"the kernel did not finish the test: {exc}"
+        record.data["error"] = error
+        record.data["seconds"] = round(time.perf_counter() - started, 4)
+        record.data["output"] = output.getvalue()[-2000:]
+        self._record = None
+        return record.data
+
+    def _bind(self, source: str) -> None:
+        """Bind the names the test reads: the referee's modules' names here,
+        the lesson's other imports as the kernel imports them, every other
+        name from the kernel's namespace, as it is now."""
+        wanted = sorted(reads(source))
+        imported = [
+            n
+            for n in wanted
+            if n in self.names and self.names[n][0] not in REFEREE_MODULES
+        ]
+        remote = [n for n in wanted if n not in self.names]
+        for name in wanted:
+            if name in self.names and self.names[name][0] in REFEREE_MODULES:
+                module, attr = self.names[name]
+                found = importlib.import_module(module)
+                self.namespace[name] = getattr(found, attr) if attr else found
+        if remote or imported:
+            paths = [list(self.names[n]) for n in imported]
+            values = self.link.request(["q", "get", remote, paths])
+            for name, value in zip(remote + imported, values):
+                if type(value).__name__ != "_Missing":
+                    self.namespace[name] = value
+        self.namespace.update(
+            _course_assert=self._assert,
+            _course_import=self._import,
+            _course_from=self._from,
+        )
+
+    def _import(self, module: str, bound: str) -> Any:
+        found = self.link.call("import", module)
+        return found if module == bound else self.link.call("import", bound)
+
+    def _from(self, module: str, name: str) -> Any:
+        found = self.link.call("import", module)
+        try:
+            return self.link.call("getattr", found, name)
+        except AttributeError:
+            return self.link.call("import", f"{module}.{name}")
+
+    def _assert(self, condition: Any, message: Any) -> None:
+        ok = bool(value_of(condition))
+        if self._record is not None:
+            self._record.check("assert", ok)
+        if not ok:
+            text = message()
+            raise AssertionError(text) if text is not None else AssertionError
+
+    # The referee's versions of the checks.
+    def recorder(self, name: str, original: Any) -> Any:
+        referee = self
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            args = tuple(value_of_deep(referee.link, a) for a in args)
+            kwargs = {k: value_of_deep(referee.link, v) for k, v in kwargs.items()}
+            try:
+                if name == "check_type" and args and type(args[0]) is Proxy:
+                    result = referee._check_type(*args, **kwargs)
+                else:
+                    result = original(*args, **kwargs)
+            except AssertionError:
+                if referee._record is not None:
+                    referee._record.check(name, False)
+                raise
+            if referee._record is not None:
+                try:
+                    values = _values_of(name, args, kwargs)
+                except Exception:  # noqa: BLE001 - the check passed; odd values
+                    values = {}
+                referee._record.check(name, True, **values)
+            return result
+
+        recorded.__name__ = recorded.__qualname__ = name
+        recorded.__wrapped__ = original
+        return recorded
+
+    def _check_type(self, value: Proxy, expected: Any, name: str = "value") -> None:
+        kinds = expected if isinstance(expected, tuple) else (expected,)
+        if any(self.link.call("isinstance", value, k) for k in kinds):
+            return
+        module, qualname = object.__getattribute__(value, "_course_type")[:2]
+        wanted = " or ".join(getattr(k, "__qualname__", str(k)) for k in kinds)
+        raise AssertionError(
+            f"{name} should be a {wanted}, but it is a {module}.{qualname}. Check what "
+            "your code returns."
+        )
+
+    def reference_function(self, name: str) -> Any:
+        """``course.results.reference(name)``: the reference solution's function,
+        run here on the data of its arguments (a value of the kernel's is
+        copied first, never handed to the reference as an object)."""
+        if self.reference is None:
+            raise NameError("no reference solution is known for this notebook")
+        function = self.reference(name)
+        link = self.link
+
+        def on_data(*args: Any, **kwargs: Any) -> Any:
+            args = tuple(value_of_deep(link, a) for a in args)
+            kwargs = {k: value_of_deep(link, v) for k, v in kwargs.items()}
+            return function(*args, **kwargs)
+
+        on_data.__name__ = on_data.__qualname__ = name
+        return on_data
+
+    def submit(self, results: Any, grade_id: Any = None) -> None:
+        from course.results import encode
+
+        if not isinstance(results, dict):
+            raise TypeError(
+                "submit() takes a dict of results, keyed by what was tested"
+            )
+        if self._record is not None:
+            self._record.data["results"].append(encode(results))
+
+
+def value_of_deep(link: Link, value: Any) -> Any:
+    """A check's argument as data (proxies inside lists and dicts too)."""
+    if type(value) is Proxy or type(value) in (list, tuple, dict, set, frozenset):
+        return link.materialize(value)
+    return value
+
+
+def _values_of(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
+    """The values a check is judged on again in the grader."""
+    import numpy as np
+
+    from course.backend import _as_numpy
+
+    def arg(i: int, key: str, default: Any = None) -> Any:
+        return args[i] if len(args) > i else kwargs.get(key, default)
+
+    def floats(value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return np.asarray(float(value))
+        return np.asarray(_as_numpy(value), dtype=float)
+
+    if name == "check_equal":
+        return {"actual": arg(0, "actual"), "expected": arg(1, "expected")}
+    if name == "check_close":
+        return {
+            "actual": floats(arg(0, "actual")),
+            "expected": floats(arg(1, "expected")),
+            "rtol": float(kwargs.get("rtol", 1e-5)),
+            "atol": float(kwargs.get("atol", 1e-8)),
+        }
+    if name == "check_shape":
+        shape = getattr(arg(0, "value"), "shape", None)
+        return {
+            "actual": None if shape is None else [int(d) for d in shape],
+            "expected": [int(d) for d in arg(1, "shape", ())],
+        }
+    return {}
+
+
+@contextlib.contextmanager
+def _patched(referee: Referee) -> Any:
+    """The referee's recorders in place of the check functions, ``submit`` and
+    ``reference``, in this process, while one test runs."""
+    import course.results
+
+    saved: list[tuple[Any, str, Any]] = []
+    for module_name, prefix in _CHECKS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for attr in list(vars(module)):
+            value = getattr(module, attr)
+            if attr.startswith(prefix) and callable(value):
+                saved.append((module, attr, value))
+                setattr(module, attr, referee.recorder(attr, value))
+    for attr, value in (
+        ("submit", referee.submit),
+        ("_reference_lookup", referee.reference_function),
+    ):
+        saved.append((course.results, attr, getattr(course.results, attr, None)))
+        setattr(course.results, attr, value)
+    try:
+        yield
+    finally:
+        for module, attr, value in reversed(saved):
+            setattr(module, attr, value)
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, TestTimeout):
+        return "TimeoutError: it ran past the time a test may take"
+    if isinstance(exc, KernelGone):
+        return f"KernelDied: {exc}"
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    where = getattr(exc, "_course_traceback", "")
+    if where:  # the code of the frames, not the kernel's temporary file names
+        frames = [
+            ln
+            for ln in where.strip().splitlines()
+            if ln.strip() and not ln.lstrip().startswith(("File ", "Traceback"))
+        ]
+        text += "\n" + "\n".join(frames[-5:-1])
+    return text[:2000] or type(exc).__name__
+
+
+__all__ = ["REFEREE_MODULES", "Referee", "compile_test", "lesson_imports", "reads"]

@@ -1,0 +1,22 @@
+"""Four bytes per element whatever the dtype."""
+
+
+# score: 10
+# zero: 01-largest-matrix-hidden-test
+# kind: mistake
+# %% 01-largest-matrix
+def largest_square_matrix(free_bytes, dtype=torch.float32, copies=3):
+    import math
+
+    if free_bytes < 0 or copies < 1:
+        raise ValueError("free_bytes must be >= 0 and copies >= 1")
+    return math.isqrt(free_bytes // (copies * 4))  # float32: 4 bytes
+
+
+report = gpu_memory_report(device)
+if report["free_gb"] is not None:
+    n_max = largest_square_matrix(int(report["free_gb"] * 1024**3))
+    print(f"Three float32 matrices of up to {n_max:,} x {n_max:,} fit on {device}.")
+else:
+    n_max = largest_square_matrix(8 * 1024**3)
+    print(f"No GPU here. With 8 GiB free, {n_max:,} x {n_max:,} float32 would fit.")

@@ -1,0 +1,22 @@
+"""Appends loss.item() every epoch and builds the tensor from the floats: one sync per epoch."""
+
+
+# score: 9
+# zero: 03-history-test, 03-history-hidden-test
+# kind: mistake
+# %% 03-history
+def train_history_on_device(model, X, y, num_epochs, lr=0.1):
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(num_epochs):
+        loss = nn.functional.cross_entropy(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return torch.tensor(losses, dtype=torch.float32)
+
+
+with SyncCounter() as syncs:
+    all_losses = train_history_on_device(make_model(), X, y, num_epochs=100)
+print(f"{len(all_losses)} losses with {syncs.count} synchronisation(s)")

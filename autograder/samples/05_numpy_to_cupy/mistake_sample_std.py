@@ -1,0 +1,17 @@
+"""Sample standard deviation (ddof=1) instead of ddof=0."""
+
+
+# score: 7
+# zero: 05-standardize-hidden-test
+# kind: mistake
+# %% 05-standardize
+def standardize(X):
+    xp = array_module(X)
+    std = X.std(axis=0, ddof=1)
+    return ((X - X.mean(axis=0)) / xp.where(std == 0, 1, std)).astype(X.dtype)
+
+
+rng = np.random.default_rng(0)
+sample = rng.normal(5.0, 3.0, (6, 3)).astype(np.float32)
+print(standardize(sample).mean(axis=0).round(6), standardize(sample).dtype)
+print(type(standardize(fake_cupy.asarray(sample))).__name__)

@@ -1,0 +1,41 @@
+"""The reduction has its barrier inside the tree loop but none between loading shared[t] and the first step: a thread may add a neighbour's element before the neighbour wrote it (a race)."""
+
+
+# score: 9
+# zero: 09-reduce-test, 09-reduce-hidden-test
+# kind: mistake
+# %% 09-reduce
+THREADS = 32  # threads per block of the reduction: a power of two
+
+
+@cuda.jit
+def block_sum_kernel(x, partial):
+    """partial[b] = the sum of the elements block b covers (THREADS of them)."""
+    shared = cuda.shared.array(THREADS, np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        shared[t] = x[i]
+    else:
+        shared[t] = 0.0
+    s = THREADS // 2
+    while s > 0:
+        if t < s:
+            shared[t] += shared[t + s]
+        cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = shared[0]
+
+
+def reduce_sum(x):
+    """The sum of a 1-D float64 array x: one launch of block_sum_kernel with
+    THREADS threads per block, then the partial sums added on the host."""
+    blocks = (len(x) + THREADS - 1) // THREADS
+    partial = np.zeros(blocks)
+    block_sum_kernel[blocks, THREADS](x, partial)
+    return float(np.sum(partial))
+
+
+with checked():
+    print(reduce_sum(np.arange(100, dtype=np.float64)), "(expected 4950)")

@@ -1,0 +1,33 @@
+"""SAXPY guards its index but handles one element per thread (no grid-stride loop): with fewer threads than elements the rest stay zero."""
+
+
+# score: 9
+# zero: 09-saxpy-test, 09-saxpy-hidden-test
+# kind: mistake
+# %% 09-saxpy
+@cuda.jit
+def saxpy_kernel(a, x, y, out):
+    """out[i] = a * x[i] + y[i] for every i, with any grid (grid-stride loop)."""
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = a * x[i] + y[i]
+x = np.linspace(0, 1, 11, dtype=np.float32)
+y = np.ones(11, dtype=np.float32)
+out = np.zeros_like(x)
+with checked():
+    saxpy_kernel[2, 4](np.float32(2.0), x, y, out)  # 8 threads, 11 elements
+print(out)
+
+# How slow is the simulator? 64 elements, once simulated, once in NumPy.
+x64, y64 = np.ones(64, np.float32), np.ones(64, np.float32)
+started = time.perf_counter()
+saxpy_kernel[2, 32](np.float32(2.0), x64, y64, np.zeros_like(x64))
+simulated = time.perf_counter() - started
+started = time.perf_counter()
+for _ in range(1000):
+    np.float32(2.0) * x64 + y64
+numpy_time = (time.perf_counter() - started) / 1000
+if numba_config.ENABLE_CUDASIM:
+    print(f"simulated launch of 64 threads: {simulated * 1e3:.1f} ms; NumPy: "
+          f"{numpy_time * 1e6:.1f} µs ({simulated / numpy_time:,.0f}x slower, "
+          "measured here)")
