@@ -11,8 +11,9 @@
   ``site_pages``, ``leaks``, ``image_check`` (the Kubernetes image).
 - ``grading``: one notebook graded. ``chain`` (nbgrader preprocessors, and
   ``chain/run.py``, the chain in memory), ``kernel`` (``warmkernel``, ``warmshare`` and
-  ``forked`` launch kernels; ``sandbox``, ``landlock``, ``seccomp``,
-  ``namespaces`` and ``limits`` confine them), the ``referee`` (tests run
+  ``forked`` launch kernels, ``become`` turns a forked child into one;
+  ``sandbox``, ``landlock``, ``seccomp``, ``namespaces``, ``nobody`` and
+  ``limits`` confine them), the ``referee`` (tests run
   in the grader's process against the kernel's objects; ``agent`` and
   ``launches`` are its kernel side), ``scan`` (answers listed for review),
   the verdict's comparison (``reference``, ``compare``,

@@ -234,7 +234,7 @@ def _grade(job: Job, graded: Graded) -> None:
     result.flags = list(found.get("flags", []))
     result.review = list(found.get("review", []))
     result.verdict_seconds = float(found.get("verdict_seconds", 0.0))
-    from autograder.grading.compare import clip
+    from autograder.grading.result_nodes import clip
 
     result.hints = {
         gid: clip(v["message"], 400)

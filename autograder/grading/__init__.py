@@ -1,8 +1,8 @@
 """Grading one notebook: the chain (``chain``, on nbgrader), its kernels
 (``kernel``), the referee that runs the tests outside the student's kernel
-(``referee``: ``session``, ``link``, ``proxy``, ``wire``, ``solution`` in the
-grader; ``agent`` and ``launches`` in the kernel), the review scan (``scan``),
-the verdict's comparison with the reference
+(``referee``: ``session``, ``source``, ``link``, ``proxy``, ``wire``,
+``solution`` in the grader; ``agent``, ``ops`` and ``launches`` in the
+kernel), the review scan (``scan``), the verdict's comparison with the reference
 (``reference``, ``compare``, ``result_nodes``), CUDA kernels compiled for a GPU
 (``cuda_compile``, on a warm ``compile_server``; ``cuda_signature``,
 ``cuda_messages``) and feedback

@@ -51,19 +51,6 @@ DEFAULT_TOLERANCE = {2: (1e-2, 1e-3), 4: (1e-5, 1e-6), 8: (1e-9, 1e-12)}
 _MAX_MESSAGES = 3
 
 
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters at a word boundary, with an
-    ellipsis where it was cut (never in the middle of a word)."""
-    text = str(text)
-    if len(text) <= limit:
-        return text
-    cut = text[: max(limit - 1, 0)]
-    space = max(cut.rfind(" "), cut.rfind("\n"))
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip() + "\u2026"
-
-
 def _values_shown() -> bool:
     return _REVEAL.get() == VALUES
 

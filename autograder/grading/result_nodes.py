@@ -109,3 +109,16 @@ def numbers_of(node: dict) -> np.ndarray | None:
     if t == "array" and node.get("data") is not None:
         return array_of(node)
     return None
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a word boundary, with an
+    ellipsis where it was cut (never in the middle of a word)."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 1, 0)]
+    space = max(cut.rfind(" "), cut.rfind("\n"))
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip() + "\u2026"

@@ -104,7 +104,7 @@ def test_two_checks_at_once_both_succeed_with_their_own_feedback(tmp_path):
 
 def test_course_check_keeps_line_breaks_and_never_cuts_a_word():
     from autograder.cli.check import shown_lines
-    from autograder.grading.compare import clip
+    from autograder.grading.result_nodes import clip
 
     text = "AssertionError: shapes differ\n  yours (3,)\x1b[31m"
     assert shown_lines(text, "    ") == (

@@ -46,7 +46,7 @@ class Referee(NbGraderPreprocessor):
     """Tag the test cells to be skipped; note what the referee needs."""
 
     def preprocess(self, nb: Any, resources: Any):
-        from autograder.grading.referee.session import lesson_imports
+        from autograder.grading.referee.source import lesson_imports
 
         tests: dict[str, str] = {}
         lesson: list[str] = []

@@ -116,8 +116,8 @@ class Verdict(NbGraderPreprocessor):
     def preprocess(self, nb: Any, resources: Any):
         from autograder.grading.chain.kernels import compile_launches
         from autograder.grading.chain.referee import collect, untag
-        from autograder.grading.compare import clip
         from autograder.grading.reference import measured_reference
+        from autograder.grading.result_nodes import clip
 
         records = collect(resources)
         if records is not None:  # the kernel compiles come before the clock
@@ -151,7 +151,7 @@ class Verdict(NbGraderPreprocessor):
     def _output(message: str) -> NotebookNode:
         if not message:
             return NotebookNode(output_type="stream", name="stdout", text=PASSED + "\n")
-        from autograder.grading.compare import clip
+        from autograder.grading.result_nodes import clip
 
         ename, _, evalue = message.partition(": ")
         if not evalue or " " in ename or len(ename) > 80:

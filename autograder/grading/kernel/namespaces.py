@@ -39,16 +39,15 @@ Linux only; :func:`reason` says why it cannot be done here.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import gc
 import os
 import select
 import signal
-import stat
 import sys
 import time
-from pathlib import Path
+
+from autograder.grading.kernel.nobody import NOBODY, expose, hand_over, needs
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
 FLAGS = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS
@@ -56,10 +55,6 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 1 << 14, 1 <<
 _PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT = 1, 24, 47
 _CAP_AMBIENT_CLEAR_ALL, _CAPABILITY_VERSION_3 = 4, 0x20080522
 _PR_SET_DUMPABLE, _MS_BIND = 4, 4096
-#: The uid and gid a kernel runs as, inside and outside, when the grader is root.
-NOBODY = 65534
-#: Settings folders in the home folder that a kernel of a root grader keeps.
-SETTINGS = (".ipython", ".config/matplotlib", ".cache/matplotlib")
 #: The maps of a root grader's kernel namespace: root (the stand-in and reaper,
 #: which run nothing of the student's) and nobody (the kernel).
 ROOT_MAPS = f"0 0 1\n{NOBODY} {NOBODY} 1\n"
@@ -125,104 +120,6 @@ def _unshare(as_root: bool = False) -> None:
             _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
         _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
-
-
-def _hand_over(folder: str, files: list[str]) -> None:
-    """As root, before unshare: the kernel's folder and files become nobody's,
-    and root's supplementary groups go (for the kernel too)."""
-    os.setgroups([])
-    mode = os.stat(folder).st_mode
-    home = os.path.realpath(os.path.expanduser("~"))
-    if folder not in ("/", home) and not mode & stat.S_IWOTH:  # never /tmp, nor /
-        os.chown(folder, NOBODY, NOBODY)
-    for name in files:
-        os.chown(name, NOBODY, NOBODY)
-
-
-def _closed(folder: str) -> bool:
-    """Whether nobody (no supplementary groups) cannot go through ``folder``."""
-    st = os.stat(folder)
-    owner, group = st.st_uid == NOBODY, st.st_gid == NOBODY
-    bit = stat.S_IXUSR if owner else stat.S_IXGRP if group else stat.S_IXOTH
-    return not st.st_mode & bit
-
-
-def _home() -> str:
-    """The home folder, which a tmpfs of nobody's will stand in for ('': none)."""
-    home = os.path.realpath(os.path.expanduser("~"))
-    if home == "/" or not os.path.isdir(home):
-        return ""
-    return "" if any(_closed(str(a)) for a in Path(home).parents) else home
-
-
-def _tops(paths: list[str], home: str) -> dict[str, list[str]]:
-    """The paths behind a folder closed to nobody, by the topmost such folder,
-    ``home`` standing for every folder in it (tops are never nested); only the
-    outermost of nested paths."""
-    tops: dict[str, list[str]] = {home: []} if home else {}
-    # each path where it really is, and where it is named (a link in a closed
-    # folder is reached through that folder)
-    named = {q for p in paths if p for q in (os.path.realpath(p), os.path.abspath(p))}
-    for path in sorted(named, key=len):
-        if not os.path.exists(path) or path == home:
-            continue
-        top = home if home and Path(path).is_relative_to(home) else ""
-        for above in [] if top else reversed(Path(path).parents):
-            if _closed(str(above)):
-                top = str(above)
-                break
-        inside = tops.setdefault(top, []) if top else []
-        if top and not any(Path(path).is_relative_to(q) for q in inside):
-            inside.append(path)
-    return tops
-
-
-def _expose(paths: list[str]) -> None:
-    """In the reaper: make ``paths`` reachable by nobody. Over each top
-    (:func:`_tops`) an empty tmpfs, the way down rebuilt in it and each path
-    bind-mounted at its place; the home folder's tmpfs is nobody's, and so are
-    its :data:`SETTINGS` folders (IPython and matplotlib want them writable)."""
-    libc, home = _libc(), _home()
-    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    for top, inside in _tops(paths, home).items():
-        fds = {}
-        for path in inside:
-            with contextlib.suppress(OSError):  # not there for us either
-                fds[path] = os.open(path, os.O_PATH | os.O_CLOEXEC)
-        own = b",uid=65534,gid=65534,size=8m" if top == home else b""
-        tmpfs = libc.mount(b"tmpfs", top.encode(), b"tmpfs", flags, b"mode=755" + own)
-        _check(f"mounting a tmpfs on {top}", tmpfs)
-        for path, fd in fds.items():
-            os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
-            if stat.S_ISDIR(os.fstat(fd).st_mode):
-                os.mkdir(path, 0o755)
-            else:
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
-            source = f"/proc/self/fd/{fd}".encode()
-            bound = libc.mount(source, path.encode(), None, _MS_BIND | _MS_REC, None)
-            os.close(fd)
-            _check(f"mounting {path}", bound)
-    for name in SETTINGS if home else ():
-        folder = os.path.join(home, name)
-        os.makedirs(folder, mode=0o755, exist_ok=True)
-        if os.stat(folder).st_dev == os.stat(home).st_dev:  # ours, not bound in
-            os.chown(folder, NOBODY, NOBODY)
-
-
-def _needs() -> list[str]:
-    """What a kernel reads besides its folder and connection file: Python, its
-    modules, and what the grader's :data:`SETTINGS` folders hold."""
-    found = [os.path.dirname(os.path.realpath(sys.executable)), *sys.path]
-    found += [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
-    # the course's packages where this process found them (a link in a closed
-    # folder, say), not the folder around them (it may hold a gradebook)
-    for name in ("autograder", "course"):
-        found += list(getattr(sys.modules.get(name), "__path__", None) or [])
-    for name in SETTINGS:
-        folder = os.path.join(os.path.expanduser("~"), name)
-        with contextlib.suppress(OSError):
-            found += [os.path.join(folder, entry) for entry in os.listdir(folder)]
-    return found
 
 
 def _connection_file(argv: list[str]) -> str | None:
@@ -327,7 +224,7 @@ def enter(connection_file: str | None = None) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     if as_root:
         try:
-            _hand_over(folder, files)
+            hand_over(folder, files)
         except OSError as exc:
             raise NamespaceError(f"handing the kernel's files over: {exc}") from None
     _unshare(as_root)
@@ -342,7 +239,7 @@ def enter(connection_file: str | None = None) -> None:
         _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         _mount_proc()
         if as_root:
-            _expose([folder, *files, *_needs()])
+            expose([folder, *files, *needs()], _libc(), _check)
             os.chdir(folder)  # the folder as mounted now
         kernel = os.fork()
     except BaseException as exc:  # noqa: BLE001 - no kernel: say why, and leave
@@ -387,7 +284,9 @@ def _probe() -> str:
                 try:
                     _mount_proc()
                     if os.geteuid() == 0:
-                        _expose([])  # a tmpfs of nobody's on the home folder
+                        expose(
+                            [], _libc(), _check
+                        )  # a tmpfs of nobody's on the home folder
                     os._exit(0)
                 except BaseException as exc:  # noqa: BLE001
                     os.write(write, str(exc).encode()[:400])

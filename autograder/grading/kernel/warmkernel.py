@@ -39,8 +39,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from autograder.grading.kernel.become import become_kernel
 from autograder.grading.kernel.forked import ForkedKernel, ready_client
-from autograder.grading.kernel.limits import apply_limits, kernel_env, limits_now
+from autograder.grading.kernel.limits import kernel_env, limits_now
 
 #: Modules imported once by the server. Order matters only for speed.
 PRELOAD = (
@@ -90,7 +91,6 @@ PRELOAD = (
 PER_KERNEL_ENV = ("JPY_",)
 
 _INLINE = "module://matplotlib_inline.backend_inline"
-_exit = os._exit  # kept before any kernel code can replace os._exit
 
 
 def supported() -> bool:
@@ -155,7 +155,7 @@ def _serve(channel: socket.socket) -> None:
             continue
         if pid == 0:
             channel.close()
-            _become_kernel(request, fds)
+            become_kernel(request, fds)
         for fd in fds:
             os.close(fd)
         channel.send(json.dumps({"pid": pid}).encode())
@@ -175,70 +175,6 @@ def read_reply(channel: socket.socket) -> dict[str, Any]:
     if not data:
         raise RuntimeError("the kernel server exited")
     return json.loads(data)
-
-
-def _become_kernel(request: dict[str, Any], fds: list[int] | None = None) -> None:
-    """In the forked child: turn into an IPython kernel; never returns."""
-    code = 1
-    try:
-        os.setsid()
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
-        os.chdir(request["cwd"])
-        quiet = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(quiet, 1)  # not the grader's terminal, for this process and its
-        os.dup2(quiet, 2)  # children alike
-        os.close(quiet)
-        os.environ.clear()
-        os.environ.update(request["env"])
-        if fds:  # the referee's channel: the agent finds it by this variable
-            os.environ["COURSE_REFEREE_FD"] = str(fds[0])
-        apply_limits(request.get("limits") or {})
-        parent = int(os.environ.get("JPY_PARENT_PID") or 0)
-        if request.get("namespaces"):
-            from autograder.grading.kernel.sandbox import (
-                _connection_file,
-                enter_namespaces,
-            )
-
-            connection = _connection_file(list(request["argv"]))
-            # this process stays behind, as the kernel's pid
-            enter_namespaces(str(connection) if connection else None)
-            parent = 0  # the stand-in watches the grader; our parent is PID 1
-        if "numpy" in sys.modules:
-            sys.modules["numpy"].random.seed()  # a cold kernel seeds from the OS
-        argv = list(request["argv"])
-        if request.get("confine"):
-            from autograder.grading.kernel.sandbox import confine_kernel
-
-            argv = confine_kernel(argv)  # still one thread here: all are confined
-        import ipykernel_launcher
-
-        sys.argv = [ipykernel_launcher.__file__, *argv]
-        from ipykernel.kernelapp import IPKernelApp
-
-        app = IPKernelApp.instance()
-        # read from the environment when ipykernel was imported, in the server
-        app.parent_handle = parent
-        app.initialize(argv)
-        app.start()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
-    except BaseException:  # noqa: BLE001 - report, then leave like a crashed kernel
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except Exception:  # noqa: BLE001
-            pass
-        _exit(code)
 
 
 # The worker side.

@@ -18,80 +18,19 @@ the student's answer.
 from __future__ import annotations
 
 import importlib
-import operator
 import os
 import socket
 import sys
 import threading
-import traceback
 from typing import Any
 
 from autograder.grading.referee import wire
+from autograder.grading.referee.launches import watch_launches
+from autograder.grading.referee.ops import OPS, error_info
 
 #: The variable that names the kernel's end of the channel.
 FD_ENV = "COURSE_REFEREE_FD"
 _MAX_DEPTH = 64
-
-
-def _iterate(value: Any) -> Any:
-    if type(value) in (list, tuple, dict, set, frozenset, str, bytes, range) or type(
-        value
-    ).__name__ in ("dict_keys", "dict_values", "dict_items"):
-        return ("items", tuple(value))
-    return ("iter", iter(value))
-
-
-def _instance(value: Any, kinds: Any) -> bool:
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    mro = type.__getattribute__(type(value), "__mro__")
-    return any(isinstance(k, type) and k in mro for k in kinds)
-
-
-def _subclass(value: Any, kinds: Any) -> bool:
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    if not isinstance(value, type):
-        raise TypeError("issubclass() arg 1 must be a class")
-    mro = type.__getattribute__(value, "__mro__")
-    return any(isinstance(k, type) and k in mro for k in kinds)
-
-
-#: What the referee may ask for, each a function of decoded arguments.
-OPS: dict[str, Any] = {
-    "getattr": getattr,
-    "setattr": setattr,
-    "delattr": delattr,
-    "call": lambda f, args, kwargs: f(*args, **kwargs),
-    "import": importlib.import_module,
-    "callable": callable,
-    "isinstance": _instance,
-    "issubclass": _subclass,
-    "is": operator.is_,
-    "type": type,
-    "iter": _iterate,
-    "next": next,
-    "len": len,
-    "contains": operator.contains,
-    "index": operator.index,
-    "int": int,
-    "float": float,
-    "complex": complex,
-    "round": round,
-    "str": str,
-    "repr": repr,
-    "format": format,
-    "hash": hash,
-    "dir": lambda value: sorted(str(n) for n in dir(value)),
-    "enter": lambda value: type(value).__enter__(value),
-    "exit": lambda value, *exc: type(value).__exit__(value, *exc),
-    "reversed": reversed,
-    "divmod": divmod,
-}
-for _name in (
-    "getitem setitem delitem add sub mul truediv floordiv mod pow matmul lshift "
-    "rshift and_ or_ xor neg pos abs invert iadd isub imul itruediv ifloordiv imod "
-    "ipow imatmul ilshift irshift iand ior ixor"
-).split():
-    OPS[_name.rstrip("_")] = getattr(operator, _name)
 
 
 class Callback:
@@ -107,27 +46,6 @@ class Callback:
 
     def __repr__(self) -> str:
         return f"<a function of the test #{self._cid}>"
-
-
-def error_info(exc: BaseException) -> dict[str, Any]:
-    """An exception as data: its type, the names of its classes, the message."""
-    kind = type(exc)
-    module, name = wire.type_path(kind)
-    try:
-        text = str(exc)
-    except Exception:  # noqa: BLE001 - a message that cannot be shown
-        text = "(its message could not be read)"
-    try:
-        trace = "".join(traceback.format_exception(kind, exc, exc.__traceback__))
-    except Exception:  # noqa: BLE001
-        trace = ""
-    return {
-        "type": name,
-        "module": module,
-        "mro": [wire.type_path(k)[1] for k in type.__getattribute__(kind, "__mro__")],
-        "message": text[:2000],
-        "traceback": trace[-4000:],
-    }
 
 
 class Agent:
@@ -181,7 +99,7 @@ class Agent:
         if kind is tuple or (torch is not None and kind is torch.Size):
             return ["t", [self.out(v, copy, depth + 1) for v in value]]
         if copy:
-            node = self._copy(value, kind, torch, depth)
+            node = self._copy(value, kind, depth)
             if node is not None:
                 return node
         return self._reference(value)
@@ -192,9 +110,7 @@ class Agent:
             node += list(wire.type_path(value))
         return node
 
-    def _copy(self, value: Any, kind: type, torch: Any, depth: int) -> Any:
-        import numpy as np
-
+    def _copy(self, value: Any, kind: type, depth: int) -> Any:
         if kind is list:
             return ["l", [self.out(v, True, depth + 1) for v in value]]
         if kind is dict or (
@@ -210,36 +126,7 @@ class Agent:
         if kind in (set, frozenset):
             tag = "s" if kind is set else "f"
             return [tag, [self.out(v, True, depth + 1) for v in value]]
-        if (
-            kind is np.ndarray
-            and value.dtype.kind in "biufc"
-            and not value.dtype.fields
-        ):
-            data = np.ascontiguousarray(value)
-            return ["a", data.dtype.str, list(data.shape), data.tobytes()]
-        if isinstance(value, np.generic) and value.dtype.kind in "biufc":
-            return ["n", value.dtype.str, value.tobytes()]
-        if kind is np.dtype:
-            return ["Y", "numpy", value.str]
-        if torch is not None:
-            if kind in (torch.Tensor, torch.nn.Parameter):
-                return wire.tensor_parts(value)
-            if kind is torch.device:
-                return ["D", str(value)]
-            if kind is torch.dtype:
-                return ["Y", "torch", str(value)]
-        fake = sys.modules.get("course.fakecupy")
-        if fake is not None and kind is fake.DeviceArray:
-            data = np.ascontiguousarray(object.__getattribute__(value, "_data"))
-            if data.dtype.kind in "biufc":
-                return [
-                    "F",
-                    data.dtype.str,
-                    list(data.shape),
-                    value.device_name,
-                    data.tobytes(),
-                ]
-        return None
+        return wire.data_node(value)
 
     def into(self, node: Any) -> Any:
         """A node the referee sent, as a value here."""
@@ -330,7 +217,7 @@ class Agent:
             args = [self.into(a) for a in message[2]]
             if op == "describe":
                 return ["a", self.out(args[0], copy=True)]
-            with _grad_mode(message[3] if len(message) > 3 else None):
+            with wire.grad_enabled(message[3] if len(message) > 3 else None):
                 result = OPS[op](*args)
             return ["a", self.out(result)]
         except BaseException as exc:  # noqa: BLE001 - every failure is the test's data
@@ -371,7 +258,7 @@ class Agent:
         channel = self._connect()
         self.serving, self._thread = True, threading.get_ident()
         self.launches = []
-        watch = _watch_launches(self.launches)
+        watch = watch_launches(self.launches)
         try:
             channel.send(["hello", session])
             while True:
@@ -393,16 +280,6 @@ class Agent:
             self.serving = False
             if watch is not None:
                 watch()
-
-
-def _grad_mode(mode: Any) -> Any:
-    """The referee's grad mode, which each of its calls carries."""
-    import contextlib
-
-    torch = sys.modules.get("torch")
-    if torch is None or not isinstance(mode, bool):
-        return contextlib.nullcontext()
-    return torch.set_grad_enabled(mode)
 
 
 def _raised(info: Any) -> BaseException:
@@ -436,31 +313,6 @@ def _user_namespace() -> dict[str, Any]:
     if shell is not None:
         return shell.user_ns
     return sys.modules["__main__"].__dict__
-
-
-def _watch_launches(found: list[list[Any]]) -> Any:
-    """Record each simulated CUDA kernel launch (to compile it after the test);
-    return a function that stops recording."""
-    simulated = sys.modules.get("numba.cuda.simulator.kernel")
-    if simulated is None:
-        return None
-    from autograder.grading.referee.launches import launch_record
-
-    launch = simulated.FakeCUDAKernel.__call__
-
-    def recorded(self: Any, *args: Any) -> Any:
-        if not (self._device or simulated._kernel_context):
-            record = launch_record(self, args)
-            if record not in found:
-                found.append(record)
-        return launch(self, *args)
-
-    simulated.FakeCUDAKernel.__call__ = recorded
-
-    def stop() -> None:
-        simulated.FakeCUDAKernel.__call__ = launch
-
-    return stop
 
 
 AGENT = Agent()

@@ -13,6 +13,7 @@ compiler can load (:mod:`autograder.grading.cuda_compile`).
 from __future__ import annotations
 
 import inspect
+import sys
 import textwrap
 from typing import Any
 
@@ -128,4 +129,27 @@ def compile_source(
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["compile_source", "launch_record"]
+def watch_launches(found: list[list[Any]]) -> Any:
+    """Record each simulated CUDA kernel launch (to compile it after the test);
+    return a function that stops recording."""
+    simulated = sys.modules.get("numba.cuda.simulator.kernel")
+    if simulated is None:
+        return None
+    launch = simulated.FakeCUDAKernel.__call__
+
+    def recorded(self: Any, *args: Any) -> Any:
+        if not (self._device or simulated._kernel_context):
+            record = launch_record(self, args)
+            if record not in found:
+                found.append(record)
+        return launch(self, *args)
+
+    simulated.FakeCUDAKernel.__call__ = recorded
+
+    def stop() -> None:
+        simulated.FakeCUDAKernel.__call__ = launch
+
+    return stop
+
+
+__all__ = ["watch_launches", "compile_source", "launch_record"]

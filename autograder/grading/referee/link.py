@@ -20,8 +20,6 @@ import time
 import weakref
 from typing import Any
 
-import numpy as np
-
 from autograder.grading.referee import wire
 from autograder.grading.referee.proxy import Proxy
 
@@ -191,7 +189,7 @@ class Link:
                 and isinstance(kwargs, dict)
             ):
                 raise PermissionError("the notebook may only call the test's functions")
-            with _grad_enabled(message[3] if len(message) > 3 else None):
+            with wire.grad_enabled(message[3] if len(message) > 3 else None):
                 reply = ["a", self.out(target(*args, **kwargs))]
         except (KernelGone, TestTimeout):
             raise
@@ -216,7 +214,7 @@ class Link:
         )
 
     def call(self, op: str, *args: Any) -> Any:
-        return self.request(["q", op, [self.out(a) for a in args], _grad_mode()])
+        return self.request(["q", op, [self.out(a) for a in args], wire.grad_mode()])
 
     # Values.
     def into(self, node: Any) -> Any:
@@ -314,7 +312,7 @@ class Link:
             return float(value)
         if isinstance(value, str):
             return str(value)
-        node = _data_node(value)
+        node = wire.data_node(value, exact=False)
         if node is not None:
             return node
         if isinstance(value, type):
@@ -348,25 +346,6 @@ class Link:
         return value
 
 
-def _grad_mode() -> bool | None:
-    """This process's grad mode, which a call carries (None: no torch here)."""
-    import sys
-
-    torch = sys.modules.get("torch")
-    return None if torch is None else bool(torch.is_grad_enabled())
-
-
-def _grad_enabled(mode: Any) -> Any:
-    """Run under the caller's grad mode (a callback from the kernel)."""
-    import contextlib
-    import sys
-
-    torch = sys.modules.get("torch")
-    if torch is None or not isinstance(mode, bool):
-        return contextlib.nullcontext()
-    return torch.set_grad_enabled(mode)
-
-
 class _Missing:
     def __repr__(self) -> str:
         return "<not defined in the notebook>"
@@ -384,38 +363,6 @@ def _dtype(rest: list[Any]) -> Any:
     if not isinstance(found, torch.dtype):
         raise ValueError("malformed dtype")
     return found
-
-
-def _data_node(value: Any) -> Any:
-    """A copy node for the referee's own arrays, tensors, devices and dtypes."""
-    import sys
-
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
-        data = np.ascontiguousarray(value)
-        return ["a", data.dtype.str, list(data.shape), data.tobytes()]
-    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
-        return ["n", value.dtype.str, value.tobytes()]
-    if isinstance(value, np.dtype):
-        return ["Y", "numpy", value.str]
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        if isinstance(value, torch.Tensor):
-            return wire.tensor_parts(value)
-        if isinstance(value, torch.device):
-            return ["D", str(value)]
-        if isinstance(value, torch.dtype):
-            return ["Y", "torch", str(value)]
-    fake = sys.modules.get("course.fakecupy")
-    if fake is not None and isinstance(value, fake.DeviceArray):
-        data = np.ascontiguousarray(object.__getattribute__(value, "_data"))
-        return [
-            "F",
-            data.dtype.str,
-            list(data.shape),
-            value.device_name,
-            data.tobytes(),
-        ]
-    return None
 
 
 __all__ = ["KernelGone", "Link", "Proxy", "TestTimeout", "remote_exception"]

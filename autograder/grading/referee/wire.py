@@ -232,6 +232,57 @@ def tensor_from(node: list[Any]) -> Any:
     return tensor
 
 
+def grad_mode() -> bool | None:
+    """This process's grad mode, which each call carries (None: no torch here)."""
+    torch = sys.modules.get("torch")
+    return None if torch is None else bool(torch.is_grad_enabled())
+
+
+def grad_enabled(mode: Any) -> Any:
+    """A context that runs under the caller's grad mode (none: as it is)."""
+    import contextlib
+
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(mode, bool):
+        return contextlib.nullcontext()
+    return torch.set_grad_enabled(mode)
+
+
+def data_node(value: Any, exact: bool = True) -> Any:
+    """A copy node for an array, a NumPy scalar or dtype, a tensor, a device, a
+    torch dtype or a simulated device array; None for anything else.
+    ``exact``: only those types themselves, not subclasses (the agent's side,
+    where a subclass may change what its data reads as)."""
+
+    def kind_of(*types: type) -> bool:
+        return type(value) in types if exact else isinstance(value, types)
+
+    if kind_of(np.ndarray) and value.dtype.kind in _DTYPE_KINDS:
+        if value.dtype.fields:
+            return None
+        data = np.ascontiguousarray(value)
+        return ["a", data.dtype.str, list(data.shape), data.tobytes()]
+    if isinstance(value, np.generic) and value.dtype.kind in _DTYPE_KINDS:
+        return ["n", value.dtype.str, value.tobytes()]
+    if isinstance(value, np.dtype):
+        return ["Y", "numpy", value.str]
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        if kind_of(torch.Tensor, torch.nn.Parameter):
+            return tensor_parts(value)
+        if type(value) is torch.device:
+            return ["D", str(value)]
+        if type(value) is torch.dtype:
+            return ["Y", "torch", str(value)]
+    fake = sys.modules.get("course.fakecupy")
+    if fake is not None and kind_of(fake.DeviceArray):
+        data = np.ascontiguousarray(object.__getattribute__(value, "_data"))
+        if data.dtype.kind in _DTYPE_KINDS:
+            return ["F", data.dtype.str, list(data.shape), value.device_name,
+                    data.tobytes()]  # fmt: skip
+    return None
+
+
 __all__ = [
     "MAX_FRAME",
     "Channel",
