@@ -39,8 +39,6 @@ import numpy as np
 MIME = "application/vnd.gpu-course.results+json"
 #: Format version, checked by the grader.
 VERSION = 1
-#: Names of the variable a graded notebook's test cell sets to identify its results.
-NONCE_NAME = "_course_nonce"
 #: Environment variable naming a file that plain-script runs append results to.
 LOG_ENV = "COURSE_RESULTS_LOG"
 
@@ -242,11 +240,6 @@ def encode(value: Any, depth: int = 0) -> Any:
     return {"t": "object", "type": f"{type(value).__module__}.{type(value).__name__}"}
 
 
-def _nonce_from_caller() -> str | None:
-    frame = sys._getframe(2)
-    return frame.f_globals.get(NONCE_NAME)
-
-
 def submit(results: dict[str, Any], grade_id: str | None = None) -> None:
     """Send a test's results to the grader as one output of type :data:`MIME`.
 
@@ -260,7 +253,6 @@ def submit(results: dict[str, Any], grade_id: str | None = None) -> None:
     payload = {
         "version": VERSION,
         "grade_id": grade_id,
-        "nonce": _nonce_from_caller(),
         "results": encode(results),
     }
     text = json.dumps(payload, allow_nan=False, separators=(",", ":"))

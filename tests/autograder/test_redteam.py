@@ -116,7 +116,10 @@ def test_the_suite_is_large_and_covers_the_lessons():
     assert len(CASES) >= 40
     assert {c.lesson for c in CASES} == {
         "01_devices",
+        "02_migration",
         "03_sync_trap",
+        "04_call_magic",
+        "05_numpy_to_cupy",
         "06_linear_regression",
         "09_kernels",
         "10_launches",

@@ -6,8 +6,6 @@ by hand and runs one step on it, no kernel involved.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import torch
@@ -17,7 +15,7 @@ from nbformat.v4 import new_code_cell, new_notebook, new_output
 from autograder.grading.chain import verdict as v
 from autograder.grading.compare import compare_results
 from course.fakecupy import fake_cupy
-from course.results import MIME, VERSION, Approx, Bound, encode, outcome
+from course.results import Approx, Bound, encode, outcome
 
 RESOURCES = {"nbgrader": {"assignment": "01_devices", "student": "s", "notebook": "n"}}
 
@@ -35,12 +33,6 @@ def _test_cell(gid: str, source: str = "check()", hidden: bool = True) -> Notebo
     }
     cell["id"] = gid
     return cell
-
-
-def _payload(results, nonce) -> NotebookNode:
-    data = {"version": VERSION, "grade_id": None, "nonce": nonce}
-    data["results"] = json.loads(json.dumps(encode(results)))
-    return new_output("display_data", data={MIME: data, "text/plain": "<results>"})
 
 
 def _judge(cell, status, reference, monkeypatch):

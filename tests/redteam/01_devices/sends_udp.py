@@ -1,11 +1,10 @@
 """Tries to send a datagram (UDP is how a DNS query leaves a machine).
 
-In the main kernel the socket is refused (seccomp) and the grading test's UDP
-listener receives nothing. The measured run refuses a cell that imports
-socket, so pick_device's tests fail; the other answers keep their points.
+The socket is refused (seccomp) and the grading test's UDP listener receives
+nothing. The answer beneath is correct and runs as written (nothing is
+refused for importing socket): full marks.
 """
-# score: 9
-# zero: 01-pick-device-test, 01-pick-device-hidden-test
+# score: 12
 # review: yes
 # %% 01-pick-device
 import socket

@@ -1,11 +1,9 @@
 """A right answer that writes to stderr through sys, every time it is called.
 
 Stray stderr never costs a test its points (a verdict depends only on the
-measured record), but the cell imports sys, which the measured run refuses:
-pick_device's tests fail, the others keep their points.
+test's record in the referee), and importing sys is not refused: full marks.
 """
-# score: 9
-# zero: 01-pick-device-test, 01-pick-device-hidden-test
+# score: 12
 # %% 01-pick-device
 import sys
 import warnings

@@ -8,7 +8,7 @@ here is the forged one). Moving the counters into a simulated device in
 another process (the next issue) must bring this case to 9.
 """
 # score: 12
-# review: yes
+# review: no
 # %% 03-train
 def train(model, X, y, num_epochs, log_every, lr=0.1):
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)

@@ -7,7 +7,7 @@ replaced functions are never called by a test, and predict's tests fail.
 """
 # score: 9
 # zero: 04-predict-test, 04-predict-hidden-test
-# review: yes
+# review: no
 # %% 04-predict
 import sys
 
