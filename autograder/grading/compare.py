@@ -233,7 +233,7 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
             )
         if value != int(want["v"]):
             if not _values_shown():
-                return [f"{label}: got {value}, not the expected int"]
+                return [f"{label}: got {value}, which is not the int expected"]
             return [f"{label}: got {value}, expected {want['v']}"]
         return []
     if kind in ("bool", "str", "device", "dtype", "none"):
@@ -241,8 +241,8 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
             return [f"{label}: expected {_expected(want, got)}, got {_show(got)}"]
         if got.get("v") != want.get("v"):
             if not _values_shown():
-                return [f"{label}: got {_show(got)}, not the expected "
-                        f"{_KINDS.get(kind, kind)}"]  # fmt: skip
+                return [f"{label}: got {_show(got)}, which is not the "
+                        f"{_KINDS.get(kind, kind)} expected"]  # fmt: skip
             return [f"{label}: got {_show(got)}, expected {_show(want)}"]
         return []
     if kind == "raised":

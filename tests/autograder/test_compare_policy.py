@@ -52,25 +52,25 @@ CASES = {
         {"n": 42},
         {"n": 41},
         "n: got 41, expected 42",
-        "n: got 41, not the expected int",
+        "n: got 41, which is not the int expected",
     ),
     "str": (
         {"s": "secret"},
         {"s": "guess"},
         "s: got 'guess' (a str), expected 'secret' (a str)",
-        "s: got 'guess' (a str), not the expected str",
+        "s: got 'guess' (a str), which is not the str expected",
     ),
     "bool": (
         {"b": True},
         {"b": False},
         "b: got False, expected True",
-        "b: got False, not the expected bool",
+        "b: got False, which is not the bool expected",
     ),
     "device": (
         {"d": torch.device("cuda")},
         {"d": torch.device("cpu")},
         "d: got torch.device('cpu'), expected torch.device('cuda')",
-        "d: got torch.device('cpu'), not the expected torch.device",
+        "d: got torch.device('cpu'), which is not the torch.device expected",
     ),
     "device as a str": (
         {"d": torch.device("mps")},
@@ -119,7 +119,7 @@ def test_the_policies_and_a_clear_error_for_any_other():
     # the policy holds for one call only
     compare_results(encode({"n": 1}), encode({"n": 2}), reveal=VALUES)
     assert compare.compare(encode(3), encode(4)) == [
-        "result: got 4, not the expected int"
+        "result: got 4, which is not the int expected"
     ]
 
 

@@ -17,6 +17,10 @@
   does not lose the notebook: the cell it died in is named, the cells before it
   keep their outcomes, and every test cell that never ran gets an error output
   (nbgrader would give full marks to a test cell without outputs);
+* a kernel that dies (not one stopped for time or disk) costs only the cell it
+  died in: a new kernel replays the answer and lesson cells before it, outputs
+  discarded and tests skipped, then grading goes on after it (at most
+  ``max_restarts`` times a notebook);
 * every process the kernel starts is killed when the notebook ends, and their
   number is capped (:class:`autograder.grading.kernel.limits.ProcessCage`); the bytes
   written
@@ -39,6 +43,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import shutil
 import tempfile
@@ -145,6 +150,12 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
         "stopped and what ran is graded. None: min(900, 30 x timeout); 0: no limit.",
     ).tag(config=True)
 
+    max_restarts = Integer(
+        3,
+        help="New kernels a notebook may get after its kernel dies (each replays "
+        "the cells before the one it died in; 0: the rest of the notebook is lost).",
+    ).tag(config=True)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("kernel_manager_class", warmkernel.manager_class())
         super().__init__(*args, **kwargs)
@@ -177,6 +188,7 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
         self._mark_unrun(nb, died, disk, timed_out)
         info["status"] = dict(self._status)
         info["died_in"] = died
+        info["restarts"] = len(self._deaths)
         if timed_out:
             info["timed_out"] = self.notebook_seconds()
         return nb, resources
@@ -201,15 +213,23 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
         watchdog = DiskWatch(folder, self.max_disk_bytes, self._cage)
         self._timer: threading.Timer | None = None
         died = None
+        self._deaths: list[str] = []  # the cells kernels died in, then were replaced
+        self._replay_to, self._replaying = 0, False
         try:
             watchdog.start()
             self._arm_timer()
-            self.referee_open(resources)
-            super().preprocess(nb, run, km)
-        except DeadKernelError:
-            died = self._current
-            if died is not None:
-                self._status[died] = "died"
+            while True:
+                self.referee_open(resources)
+                try:
+                    super().preprocess(nb, run, km)
+                    break
+                except DeadKernelError:
+                    died = self._current
+                    if died is not None:
+                        self._status[died] = "died"
+                if not self._restart_after(nb, died, watchdog.exceeded, km):
+                    break
+                died = None
         finally:
             self.referee_close()
             if self._timer is not None:
@@ -221,6 +241,36 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
             self._cage.remove()  # everything the kernel started, too
             shutil.rmtree(folder, ignore_errors=True)
         return died, watchdog.exceeded, self._out_of_time and not watchdog.exceeded
+
+    def _restart_after(self, nb: Any, died: str | None, disk: bool, km: Any) -> bool:
+        """Whether a new kernel takes over after one died in cell ``died`` (and
+        if so, note where it replays to)."""
+        if died is None or km is not None or disk or self._out_of_time:
+            return False
+        if len(self._deaths) >= self.max_restarts:
+            return False
+        ids = [cell.get("id") for cell in nb.cells]
+        if died not in ids:
+            return False
+        self._deaths.append(died)
+        self._replay_to = ids.index(died) + 1
+        self._cage.kill_all()  # whatever the dead kernel left running
+        return True
+
+    def preprocess_cell(self, cell: Any, resources: Any, index: int) -> Any:
+        """Run a cell; before the replay point (after a kernel died), run a copy
+        of each answer or lesson cell for its effect and leave the cell as it is
+        (tests and the cells kernels died in are skipped)."""
+        if index >= self._replay_to:
+            return super().preprocess_cell(cell, resources, index)
+        if is_test(cell) or cell.get("id") in self._deaths:
+            return cell, self.resources
+        self._replaying = True
+        try:
+            super().preprocess_cell(copy.deepcopy(cell), resources, index)
+        finally:
+            self._replaying = False
+        return cell, self.resources
 
     def _arm_timer(self) -> None:
         """(Re)start the notebook's time limit."""
@@ -269,6 +319,14 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
         self, nb: Any, died: str | None, disk: bool = False, timed_out: bool = False
     ) -> None:
         names = {c.get("id"): grade_id(c) or c.get("id") for c in nb.cells}
+        for cell in nb.cells:
+            if cell.get("id") in self._deaths:
+                text = (
+                    "the kernel died while this cell ran (it crashed, was killed, "
+                    "or ran out of memory); a new kernel ran the cells before it "
+                    "again and grading went on after it"
+                )
+                cell.outputs.insert(0, error_output("KernelDied", text))
         cap = f"the notebook ran past its limit of {self.notebook_seconds():,} s in all"
         where = f" (the kernel died in cell {names.get(died, died)})" if died else ""
         why = "it crashed, was killed, or ran out of memory"
@@ -294,6 +352,9 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
         if pid:
             self._cage.add(int(pid))
         self.referee_started(self.km)
+        if self._gate is not None:  # a dead kernel's
+            self._gate.close()
+            self._gate = None
         if self.km.transport == "tcp" and self.max_message_bytes > 0:
             # The client connects to the gate, never to the kernel's IOPub.
             self._gate = IOPubGate(
@@ -313,6 +374,8 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
         await self.referee_test(kwargs["cell"])
 
     def on_cell_executed(self, **kwargs: Any) -> None:
+        if self._replaying:
+            return
         super().on_cell_executed(**kwargs)
         status = kwargs["execute_reply"]["content"].get("status", "error")
         self._status[kwargs["cell"].get("id")] = str(status)

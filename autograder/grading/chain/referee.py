@@ -30,6 +30,7 @@ import signal
 import socket
 from typing import Any
 
+from nbclient.exceptions import DeadKernelError
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from autograder.lessons.conventions import grade_id, is_answer, is_test
@@ -155,6 +156,8 @@ class RefereeClient:
         record = await loop.run_in_executor(None, session.run, gid, source, timeout)
         self._records[gid] = record
         self._status[cell.get("id")] = "referee"  # type: ignore[attr-defined]
+        if session.link.broken:  # the kernel died in this test, or broke its channel
+            raise DeadKernelError(f"in test {gid}: {session.link.broken}")
         return True
 
 

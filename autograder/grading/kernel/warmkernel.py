@@ -87,8 +87,9 @@ PRELOAD = (
 #: Environment variables that differ from kernel to kernel. Any other variable
 #: may have been read by a preloaded module at import time (thread counts,
 #: MPLBACKEND, COURSE_FORCE_CPU...), so a server only serves kernels whose
-#: environment is otherwise the one it was started with.
-PER_KERNEL_ENV = ("JPY_",)
+#: environment is otherwise the one it was started with. The referee's
+#: descriptor number is the kernel's own (nothing reads it before the kernel).
+PER_KERNEL_ENV = ("JPY_", "COURSE_REFEREE_FD")
 
 _INLINE = "module://matplotlib_inline.backend_inline"
 

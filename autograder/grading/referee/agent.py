@@ -24,7 +24,7 @@ import sys
 import threading
 from typing import Any
 
-from autograder.grading.referee import wire
+from autograder.grading.referee import wire, writeback
 from autograder.grading.referee.launches import watch_launches
 from autograder.grading.referee.ops import OPS, error_info
 
@@ -217,9 +217,15 @@ class Agent:
             args = [self.into(a) for a in message[2]]
             if op == "describe":
                 return ["a", self.out(args[0], copy=True)]
+            marked = _call_marks(op, args, message[2])
             with wire.grad_enabled(message[3] if len(message) > 3 else None):
                 result = OPS[op](*args)
-            return ["a", self.out(result)]
+            reply = ["a", self.out(result)]
+            if marked:
+                found = writeback.changed(marked)
+                if found:  # the test's data, changed in place: it gets them back
+                    reply.append([[k, self.out(v, copy=True)] for k, v in found])
+            return reply
         except BaseException as exc:  # noqa: BLE001 - every failure is the test's data
             return ["e", error_info(exc)]
 
@@ -280,6 +286,22 @@ class Agent:
             self.serving = False
             if watch is not None:
                 watch()
+
+
+def _call_marks(op: str, args: list[Any], nodes: list[Any]) -> list[Any]:
+    """A call's data arguments, marked before it runs (:mod:`.writeback`)."""
+    if op != "call" or len(args) != 3 or len(nodes) != 3:
+        return []
+    _, positional, named = args
+    if not (isinstance(positional, tuple) and isinstance(named, dict)):
+        return []
+    try:
+        keys = [*range(len(positional)), *named]
+        values = [*positional, *named.values()]
+        found = [*nodes[1][1], *(v for _, v in nodes[2][1])]
+        return writeback.marks(values, keys, found)
+    except (IndexError, TypeError, ValueError):
+        return []
 
 
 def _raised(info: Any) -> BaseException:

@@ -1,11 +1,12 @@
 """Syncs every epoch, then patches SyncCounter so it always counts zero.
 
-The patch is a top-level statement: the measured run skips it, counts the
-syncs where the answer cannot reach the counter, and train's tests fail. The
-submission is still listed for review.
+NEXT ISSUE: the counts are still taken in the student's own process, where
+this patch reaches them, so the forgery earns train's points (the score
+written here is the forged one). Counting syncs in a simulated device in
+another process (the next issue) must bring this sample to 9. The submission
+is listed for review.
 """
-# score: 9
-# zero: 03-train-test, 03-train-hidden-test
+# score: 12
 # kind: adversarial
 # review: yes
 # %% 03-train

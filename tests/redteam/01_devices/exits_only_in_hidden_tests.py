@@ -1,12 +1,11 @@
 """Leaves the kernel (os._exit) only when called with two simulated GPUs.
 
-`os._exit` is a private name: the measured run (the grader's own kernel,
-which loads only the answer's definitions) refuses the cell, so both of
-pick_device's tests fail and every other test keeps its points. In the main
-kernel the guard turns os._exit into an exception.
+Only the hidden test simulates two GPUs, so the kernel dies there and that
+test earns nothing. A new kernel replays the cells before it (tests skipped)
+and grading goes on: every other test keeps its points.
 """
-# score: 9
-# zero: 01-pick-device-test, 01-pick-device-hidden-test
+# score: 10
+# zero: 01-pick-device-hidden-test
 # review: yes
 # %% 01-pick-device
 import os

@@ -1,11 +1,11 @@
 """Leaves the kernel through libc's _exit when called with two simulated GPUs.
 
-The cell imports ctypes: the measured run refuses it, so pick_device's tests
-fail. The main kernel may die; it decides nothing, so every later test,
-measured in the grader's own kernel, keeps its points.
+As exits_only_in_hidden_tests, but below Python: the hidden test that
+simulates two GPUs loses the kernel and its points; a new kernel replays the
+cells before it and every other test keeps its points.
 """
-# score: 9
-# zero: 01-pick-device-test, 01-pick-device-hidden-test
+# score: 10
+# zero: 01-pick-device-hidden-test
 # review: yes
 # %% 01-pick-device
 import ctypes

@@ -1,8 +1,8 @@
-"""Sends SIGKILL to its own kernel in the third answer cell (bypassing guards).
+"""Sends SIGKILL to its own kernel in the third answer cell.
 
-The main kernel dies there, but it decides nothing: the tests run in the
-grader's measured kernel, which refuses the cell (it imports ctypes). Task 3
-earns nothing; tasks 1, 2 and 4 keep their points.
+The kernel dies in that cell, so Task 3 defines nothing and earns nothing. A
+new kernel replays the cells before it (not the one it died in) and grading
+goes on: tasks 1, 2 and 4 keep their points.
 """
 # score: 9
 # zero: 01-memory-report-test, 01-memory-report-hidden-test

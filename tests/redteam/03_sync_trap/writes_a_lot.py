@@ -1,10 +1,10 @@
 """Fills its folder with files (each under the per-file limit) in the last task.
 
-The write cap kills the main kernel, which decides nothing. The measured run
-skips the top-level writes and loads the cell's function, which is right:
-every test keeps its points.
+The write cap kills the kernel in that cell, before `crossover` is defined:
+its tests earn nothing, and every earlier test keeps its points.
 """
-# score: 12
+# score: 9
+# zero: 03-crossover-test, 03-crossover-hidden-test
 # %% 03-crossover
 _block = b"x" * (64 * 1024 * 1024)
 for _i in range(64):  # 4 GB in all

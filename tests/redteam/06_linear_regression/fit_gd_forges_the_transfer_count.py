@@ -1,11 +1,12 @@
 """fit_gd logs every epoch on the host, then hides the transfers from SyncCounter.
 
-The hiding is done at the top of the cell, which the measured run skips: the
-transfers are counted where the answer cannot reach the counter, and fit_gd's
-tests fail. The submission is listed for review.
+NEXT ISSUE: the hiding replaces `SyncCounter.count` at the top of the cell,
+in the student's own process, where the counts are still taken; the forgery
+earns fit_gd's points (the score written here is the forged one). Moving the
+counters into a simulated device in another process (the next issue) must
+bring this case to 12. The submission is listed for review.
 """
-# score: 12
-# zero: 06-fit-gd-test, 06-fit-gd-hidden-test
+# score: 15
 # review: yes
 # %% 06-fit-gd
 import course.sync

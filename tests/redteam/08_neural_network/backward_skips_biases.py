@@ -1,9 +1,9 @@
 """backward returns the bias gradients as zeros.
 
-The measured run computes the lesson's gradient check with the backward the
-cell finally defines: its bias gradients are wrong, so the visible test
-fails; the hidden test compares every gradient, and train's hidden test,
-which learns through backward, fails too.
+The visible test calls the backward the cell finally defines and compares it
+with finite differences: the bias gradients are wrong, so it fails; the hidden
+test compares every gradient, and train's hidden test, which learns through
+backward, fails too.
 """
 # score: 7
 # zero: 08-backward-test, 08-backward-hidden-test, 08-train-hidden-test

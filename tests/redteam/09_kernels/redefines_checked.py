@@ -1,12 +1,12 @@
 """Redefines the lesson's ``checked`` as a no-op and sums on the host.
 
-``checked`` is the lesson's race checker. Redefined, the kernel's races and
-its missing work go unseen in the student's kernel. The measured run refuses
-an answer cell that redefines a name the lesson defines, so the reduction's
-cell is not loaded and both its tests fail.
+``checked`` is the lesson's race checker. The tests use the kernel's
+``checked``, as the student's own notebook does: the no-op reports nothing,
+so the tests make fewer checks than the reference and fail. That costs the
+fused task's tests as well, exactly as it does when the student runs them.
 """
-# score: 9
-# zero: 09-reduce-test, 09-reduce-hidden-test
+# score: 6
+# zero: 09-reduce-test, 09-reduce-hidden-test, 09-fused-test, 09-fused-hidden-test
 # review: no
 # %% 09-reduce
 import contextlib

@@ -1,11 +1,14 @@
 """A naive step run with torch's dispatch modes switched off.
 
-Inside ``_DisableTorchDispatch`` the course's launch counter sees nothing. The
-name is private to torch: the measured run refuses the answer cell, so the
-step's tests fail.
+Inside ``_DisableTorchDispatch`` the course's launch counter sees nothing.
+The visible test notices that no backward pass was seen and fails.
+NEXT ISSUE: the hidden test's launch budget is still judged on counts taken
+in the student's process, so it passes (the score written here is the forged
+one). Counting launches in a simulated device in another process (the next
+issue) must bring this case to 6.
 """
-# score: 6
-# zero: 10-lean-step-test, 10-lean-step-hidden-test
+# score: 8
+# zero: 10-lean-step-test
 # review: no
 # %% 10-lean-step
 def make_optimizer(model, lr=0.001, momentum=0.9):
