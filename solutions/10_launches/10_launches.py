@@ -198,7 +198,7 @@ for _sizes, _lr, _batch in (((5, 8, 1), 0.005, 16), ((5, 32, 32, 1), 0.001, 64),
     for _ in range(3):
         train_step(_model, _opt, _X, _y)
     _got[f"{_label}: weights after 4 steps"] = Approx(
-        [p.detach() for p in _model.parameters()], rtol=1e-4, atol=1e-6)
+        [p.detach().clone() for p in _model.parameters()], rtol=1e-4, atol=1e-6)
     _step = gpumodel.trace(lambda: train_step(_model, _opt, _X, _y))
     _got[f"{_label}: bookkeeping launches beyond one update"] = Bound(
         max(0, _step.by_part()["bookkeeping"] - 1), high=3)

@@ -121,6 +121,7 @@ def test_the_suite_is_large_and_covers_the_lessons():
         "04_call_magic",
         "05_numpy_to_cupy",
         "06_linear_regression",
+        "07_logistic_regression",
         "09_kernels",
         "10_launches",
         "08_neural_network",
