@@ -207,11 +207,14 @@ model = build_and_move_model(device, X_train)
 print({name: str(b.device) for name, b in model.named_buffers()})
 
 # %% nbgrader={"grade": true, "grade_id": "02-build-model-test", "points": 1}
-"""build_and_move_model returns an IrisMLP whose parameters are on the device."""
+"""build_and_move_model returns an IrisMLP whose parameters and buffers are on
+the device."""
 m = build_and_move_model("meta", X_train)
 check_type(m, IrisMLP, "build_and_move_model('meta', X_train)")
 for name, p in m.named_parameters():
     check_device(p, "meta", f"parameter {name}")
+for name, b in m.named_buffers():
+    check_device(b, "meta", f"buffer {name} (buffers move with model.to(device))")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "02-build-model-hidden-test", "points": 2}

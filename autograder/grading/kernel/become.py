@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from autograder.grading.kernel.limits import apply_limits
+from autograder.grading.referee.agent import FD_ENV
 
 _exit = os._exit  # kept before any kernel code can replace os._exit
 
@@ -36,7 +37,7 @@ def become_kernel(request: dict[str, Any], fds: list[int] | None = None) -> None
         os.environ.clear()
         os.environ.update(request["env"])
         if fds:  # the referee's channel: the agent finds it by this variable
-            os.environ["COURSE_REFEREE_FD"] = str(fds[0])
+            os.environ[FD_ENV] = str(fds[0])
         apply_limits(request.get("limits") or {})
         parent = int(os.environ.get("JPY_PARENT_PID") or 0)
         if request.get("namespaces"):

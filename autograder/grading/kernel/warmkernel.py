@@ -42,6 +42,7 @@ from typing import Any
 from autograder.grading.kernel.become import become_kernel
 from autograder.grading.kernel.forked import ForkedKernel, ready_client
 from autograder.grading.kernel.limits import kernel_env, limits_now
+from autograder.grading.referee.agent import FD_ENV
 
 #: Modules imported once by the server. Order matters only for speed.
 PRELOAD = (
@@ -89,7 +90,7 @@ PRELOAD = (
 #: MPLBACKEND, COURSE_FORCE_CPU...), so a server only serves kernels whose
 #: environment is otherwise the one it was started with. The referee's
 #: descriptor number is the kernel's own (nothing reads it before the kernel).
-PER_KERNEL_ENV = ("JPY_", "COURSE_REFEREE_FD")
+PER_KERNEL_ENV = ("JPY_", FD_ENV)
 
 _INLINE = "module://matplotlib_inline.backend_inline"
 
@@ -316,7 +317,7 @@ def manager_class() -> type:
             env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
             fd = self.referee_fd
             if fd >= 0:
-                env["COURSE_REFEREE_FD"] = str(fd)
+                env[FD_ENV] = str(fd)
                 kw["pass_fds"] = (fd,)
             kw["env"] = env
             # The kernel's own output goes to the notebook, never to the grader's

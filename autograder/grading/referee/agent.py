@@ -30,7 +30,6 @@ from autograder.grading.referee.ops import OPS, error_info
 
 #: The variable that names the kernel's end of the channel.
 FD_ENV = "COURSE_REFEREE_FD"
-_MAX_DEPTH = 64
 
 
 class Callback:
@@ -87,7 +86,7 @@ class Agent:
         if wire.is_scalar(value):
             return value
         kind = type(value)
-        if depth > _MAX_DEPTH:
+        if depth > wire.MAX_DEPTH:
             return self._reference(value)
         if kind is int:
             return ["I", str(value)]

@@ -22,6 +22,7 @@ from typing import Any
 
 from autograder.grading.referee import wire
 from autograder.grading.referee.proxy import Proxy
+from autograder.grading.referee.writeback import write_back
 
 #: Seconds the kernel gets to answer once it has been interrupted.
 GRACE_S = 5.0
@@ -225,8 +226,6 @@ class Link:
     def _write_back(self, positional: Any, named: Any, written: Any) -> None:
         """Put what the call changed in the test's data arguments back into
         them (:mod:`~autograder.grading.referee.writeback`)."""
-        from autograder.grading.referee.writeback import write_back
-
         if not isinstance(written, list):
             raise KernelGone(self._break("a malformed answer"))
         for item in written:

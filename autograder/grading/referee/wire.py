@@ -36,7 +36,9 @@ MAX_FRAME = 256 * 1024 * 1024
 _HEADER = struct.Struct(">I")
 _INT64 = (-(2**63), 2**63 - 1)
 _DEVICE = re.compile(r"^[a-z]+(:\d{1,3})?$")
-_DTYPE_KINDS = "biufc"
+DTYPE_KINDS = "biufc"
+#: How deep a value is copied or compared before the rest stays a reference.
+MAX_DEPTH = 64
 
 
 class ChannelClosed(ConnectionError):
@@ -118,7 +120,7 @@ def checked_dtype(text: Any) -> np.dtype:
     if not isinstance(text, str) or len(text) > 8:
         raise ValueError(f"not a dtype: {text!r}")
     dtype = np.dtype(text)
-    if dtype.kind not in _DTYPE_KINDS or dtype.fields is not None:
+    if dtype.kind not in DTYPE_KINDS or dtype.fields is not None:
         raise ValueError(f"not a numeric dtype: {text!r}")
     return dtype
 
@@ -257,12 +259,12 @@ def data_node(value: Any, exact: bool = True) -> Any:
     def kind_of(*types: type) -> bool:
         return type(value) in types if exact else isinstance(value, types)
 
-    if kind_of(np.ndarray) and value.dtype.kind in _DTYPE_KINDS:
+    if kind_of(np.ndarray) and value.dtype.kind in DTYPE_KINDS:
         if value.dtype.fields:
             return None
         data = np.ascontiguousarray(value)
         return ["a", data.dtype.str, list(data.shape), data.tobytes()]
-    if isinstance(value, np.generic) and value.dtype.kind in _DTYPE_KINDS:
+    if isinstance(value, np.generic) and value.dtype.kind in DTYPE_KINDS:
         return ["n", value.dtype.str, value.tobytes()]
     if isinstance(value, np.dtype):
         return ["Y", "numpy", value.str]
@@ -277,16 +279,18 @@ def data_node(value: Any, exact: bool = True) -> Any:
     fake = sys.modules.get("course.fakecupy")
     if fake is not None and kind_of(fake.DeviceArray):
         data = np.ascontiguousarray(object.__getattribute__(value, "_data"))
-        if data.dtype.kind in _DTYPE_KINDS:
+        if data.dtype.kind in DTYPE_KINDS:
             return ["F", data.dtype.str, list(data.shape), value.device_name,
                     data.tobytes()]  # fmt: skip
     return None
 
 
 __all__ = [
+    "MAX_DEPTH",
     "MAX_FRAME",
     "Channel",
     "ChannelClosed",
+    "DTYPE_KINDS",
     "array_from",
     "checked_dtype",
     "device_text",

@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from autograder.grading.referee.wire import DTYPE_KINDS, MAX_DEPTH
+
 #: Node tags of the data a test sends as copies (lists, dicts, tuples, sets,
 #: arrays, tensors, simulated device arrays).
 DATA_TAGS = frozenset("ldtsaTF")
-_MAX_DEPTH = 32
 
 
 def _digest(data: np.ndarray) -> bytes:
@@ -33,7 +34,7 @@ def fingerprint(value: Any, depth: int = 0) -> Any:
     """What changes when ``value`` or anything in it changes in place (or is
     replaced); never reads a device (a tensor's version counter, not its data)."""
     kind = type(value)
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         return id(value)
     if kind in (list, tuple):
         return (kind.__name__, id(value), *(fingerprint(v, depth + 1) for v in value))
@@ -48,7 +49,11 @@ def fingerprint(value: Any, depth: int = 0) -> Any:
             "T", id(value), value._version, str(value.device), str(value.dtype),
             tuple(value.shape), value.requires_grad,
         )  # fmt: skip
-    if kind is np.ndarray and value.dtype.kind in "biufcmM?" and not value.dtype.fields:
+    if (
+        kind is np.ndarray
+        and value.dtype.kind in DTYPE_KINDS
+        and not value.dtype.fields
+    ):
         return ("a", id(value), value.shape, value.dtype.str, _digest(value))
     fake = sys.modules.get("course.fakecupy")
     if fake is not None and kind is fake.DeviceArray:
