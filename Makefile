@@ -76,7 +76,7 @@ bench-quick: venv
 #   OUT=/some/folder make gpu-check
 GPU_PYTHON ?= python3
 gpu-check:
-	PYTHONPATH=$(CURDIR) $(GPU_PYTHON) -m autograder gpu-check --out "$(or $(OUT),gpu-check)" $(if $(ONLY),--only $(ONLY))
+	PYTHONPATH=$(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH)) $(GPU_PYTHON) -m autograder gpu-check --out "$(or $(OUT),gpu-check)" $(if $(ONLY),--only $(ONLY))
 
 # The archive a graded class's students get: dist/gpu-course-student-<version>.zip
 student-bundle: venv

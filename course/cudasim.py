@@ -83,6 +83,19 @@ def _numba_gpu_works() -> tuple[bool, str]:
 FALLBACK_REASON = ""
 
 
+def _fix_hint(why: str) -> str:
+    """What to install, given why numba-cuda failed."""
+    if "module 'numpy' has no attribute" in why:
+        import numpy
+
+        return (
+            f"this numba-cuda uses a NumPy function that NumPy {numpy.__version__} "
+            "no longer has: install the NumPy your numba supports "
+            "(pip install 'numpy<2.5') or a newer numba-cuda"
+        )
+    return "install numba-cuda[cu12] or numba-cuda[cu13] to match the driver"
+
+
 def choose_target() -> str:
     """Decide where kernels run: ``"gpu"`` or ``"simulator"``; say it once.
 
@@ -107,7 +120,7 @@ def choose_target() -> str:
             global FALLBACK_REASON
             FALLBACK_REASON = (
                 f"numba-cuda could not compile a kernel for this GPU ({why}); "
-                "install numba-cuda[cu12] or numba-cuda[cu13] to match the driver"
+                + _fix_hint(why)
             )
             os.environ[SIMULATOR_ENV] = "1"
     return target

@@ -142,7 +142,7 @@ def _model_check(args: argparse.Namespace) -> int:
         found = False
     if not found:
         print(f"error: {folder} is not a `make gpu-check` run (no extras.json and "
-              "bench--*.json); try docs/gpu-runs/2026-11-30-nvidia-h200",
+              "bench--*.json); try docs/gpu-runs/2026-12-04-nvidia-h200",
               file=sys.stderr)  # fmt: skip
         return 2
     model_check(folder, write=args.write)
@@ -316,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
         "DIR/model-check.json.",
     )
     model.add_argument(
-        "folder", help="a run, e.g. docs/gpu-runs/2026-11-30-nvidia-h200"
+        "folder", help="a run, e.g. docs/gpu-runs/2026-12-04-nvidia-h200"
     )
     model.add_argument(
         "--write",

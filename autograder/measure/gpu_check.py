@@ -70,7 +70,8 @@ def gpu_check(
     doctor = doctor_text()
     (out / "doctor.txt").write_text(doctor + "\n", encoding="utf-8")
     print(doctor, flush=True)
-    names = lessons or lesson_names()
+    # the newest Days first: they are the ones no earlier run has checked
+    names = sorted(lessons or lesson_names(), key=lambda n: (n < "09", n))
     rows = {}
     (out / "lessons").mkdir(exist_ok=True)
     for name in names:
@@ -125,7 +126,7 @@ def gpu_check(
     extras = run_extras(
         not quick,
         log=lambda line: print(line, flush=True),
-        names=list(KERNEL_EXTRAS) if only else None,
+        names=[*KERNEL_EXTRAS, "confined_gpu"] if only else None,
     )
     (out / "extras.json").write_text(
         json.dumps(extras, indent=1) + "\n", encoding="utf-8"

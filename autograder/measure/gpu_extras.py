@@ -24,6 +24,10 @@ was skipped (the seed loops still time their NumPy side).
 Days 09 and 10 (:mod:`autograder.measure.gpu_kernels`): ``numba_launch``,
 ``day09_kernels``, ``cupy_kernels``, ``day10_memory``, ``day10_launches``.
 
+``confined_gpu``  torch, its profiler, CuPy and numba-cuda on the GPU from a
+                  child confined exactly as a grading kernel is
+                  (:mod:`autograder.measure.gpu_confined`).
+
 ``host_costs``    the cost model's host inputs on this box's CPU: each loop
                   timed quietly at a tiny size (``autograder.measure.host_costs``).
 
@@ -40,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from autograder.measure.gpu_confined import confined_gpu
 from autograder.measure.gpu_kernels import EXTRAS as KERNEL_EXTRAS
 from autograder.measure.gpu_model_check import seed_iris
 from autograder.measure.gpu_sync_checks import (
@@ -188,6 +193,7 @@ def host_costs(full: bool) -> dict[str, Any]:
 
 EXTRAS: dict[str, Callable[[bool], dict[str, Any]]] = {
     **KERNEL_EXTRAS,  # Days 09 and 10
+    "confined_gpu": confined_gpu,
     "host_costs": host_costs,
     "seed_copies": seed_copies,
     "seed_iris": seed_iris,

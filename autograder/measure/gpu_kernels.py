@@ -180,7 +180,13 @@ extern "C" __global__ void saxpy_raw(float a, const float* x, const float* y,
 }""",
         "saxpy_raw",
     )
-    saxpy_fused = cp.fuse(lambda a, x, y: a * x + y)
+
+    # a named function: fuse names its kernel after it, and "<lambda>" does not
+    # compile (NVRTC: "expected an identifier")
+    def saxpy_fused(a, x, y):
+        return a * x + y
+
+    saxpy_fused = cp.fuse(saxpy_fused)
     rows = []
     for n in SIZES[full]:
         ways = _cupy_ways(cp, (saxpy_ew, saxpy_raw, saxpy_fused), n)

@@ -42,7 +42,7 @@ from course.recorded import RECORDED_DIR
 
 MATRIX_OPS = frozenset({"mm", "addmm", "bmm", "baddbmm", "matmul", "addmv", "mv"})
 
-CONSTANTS_FILE = RECORDED_DIR / "gpumodel--nvidia-h200--2026-11-30.json"
+CONSTANTS_FILE = RECORDED_DIR / "gpumodel--nvidia-h200--2026-12-04.json"
 """The one table of constants: written by ``course model-check DIR --write``
 from a recorded run, nothing else."""
 

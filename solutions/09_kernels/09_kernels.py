@@ -602,7 +602,7 @@ show("09_chain_vs_fused", alt="Left: launches and temporaries per gradient step,
 # for it yet; the modelled figures above are the ones to read.
 
 # %%
-if TARGET == "gpu" and cupy_usable():
+if cupy_usable():  # CuPy compiles its own kernels, with or without numba
     import cupy as cp
     from cupyx.profiler import benchmark as cupy_benchmark
 

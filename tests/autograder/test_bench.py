@@ -221,7 +221,7 @@ def test_gpu_check_only_runs_those_days_and_their_extras(tmp_path, monkeypatch):
     report = json.loads((out / "gpu-check.json").read_text(encoding="utf-8"))
     assert list(report["lessons"]) == ["04_call_magic"] and report["bench"] is None
     extras = json.loads((out / "extras.json").read_text(encoding="utf-8"))
-    assert set(extras) == set(EXTRAS)
+    assert set(extras) == {*EXTRAS, "confined_gpu"}  # and the kernel's view
     assert all("skipped" in extras[name] for name in EXTRAS)  # no GPU here
     with pytest.raises(ValueError, match="names no lesson"):
         gpu_check(out, only=["99"])

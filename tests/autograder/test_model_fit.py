@@ -15,7 +15,7 @@ from autograder.lessons import REPO_ROOT
 from autograder.measure import model_check, model_fit, model_rows
 from course import gpumodel
 
-RUN = REPO_ROOT / "docs" / "gpu-runs" / "2026-11-30-nvidia-h200"
+RUN = REPO_ROOT / "docs" / "gpu-runs" / "2026-12-04-nvidia-h200"
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_the_model_meets_its_targets_on_the_recorded_run(checked):
 def test_the_course_uses_the_constants_fitted_on_the_run(checked):
     fitted = {k: v for k, (v, _, _) in checked["constants"].items()}
     assert gpumodel.constant_values() == pytest.approx(fitted, rel=1e-6), (
-        "run `course model-check docs/gpu-runs/2026-11-30-nvidia-h200 --write`"
+        "run `course model-check docs/gpu-runs/2026-12-04-nvidia-h200 --write`"
     )
     for name, (_, unit, source) in gpumodel.CONSTANTS.items():
         assert unit and source, name

@@ -246,6 +246,23 @@ def test_a_gpu_numba_cannot_compile_for_falls_back_to_the_simulator(monkeypatch)
     assert cudasim.choose_target() == "simulator"
     assert os.environ["NUMBA_ENABLE_CUDASIM"] == "1"
     assert "no libNVVM" in cudasim.describe_target("simulator")
+    assert "numba-cuda[cu12]" in cudasim.describe_target("simulator")
+
+
+def test_a_numba_cuda_newer_numpy_broke_is_named_with_its_fix(monkeypatch):
+    # seen on an H200: numba-cuda 0.30 imports numpy.row_stack, gone in NumPy 2.5
+    import course.cudasim as cudasim
+
+    why = "AttributeError: module 'numpy' has no attribute 'row_stack'"
+    monkeypatch.setattr(cudasim, "_cuda_usable", lambda: True)
+    monkeypatch.setattr(cudasim, "_numba_gpu_works", lambda: (False, why))
+    monkeypatch.setitem(sys.modules, "numba.cuda", None)
+    monkeypatch.delitem(sys.modules, "numba.cuda")
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.setattr(cudasim, "FALLBACK_REASON", "")
+    assert cudasim.choose_target() == "simulator"
+    said = cudasim.describe_target("simulator")
+    assert f"NumPy {np.__version__}" in said and "pip install 'numpy<2.5'" in said
 
 
 @cuda.jit

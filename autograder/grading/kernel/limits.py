@@ -47,8 +47,21 @@ _CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 #: the CUDA simulator, which reports out-of-bounds accesses and lets
 #: ``course.cudasim.race_check`` work, even on a GPU box; lessons skip what only
 #: a learner needs to see and grading cannot afford (``torch.compile``'s
-#: seconds-long first call).
-GRADING_ENV = {"NUMBA_ENABLE_CUDASIM": "1", "COURSE_GRADING": "1"}
+#: seconds-long first call). Grading runs on the CPU on every machine
+#: (``COURSE_FORCE_CPU``, also set in the referee: :func:`grade_on_the_cpu`): a
+#: kernel confined by Landlock or by the seccomp filter cannot start CUDA (error
+#: 304 on the NVIDIA H200 run of 2026-12-04, ``docs/gpu-runs``), and a reference
+#: on a GPU beside an answer on the CPU would differ in device, not in substance.
+GRADING_ENV = {
+    "NUMBA_ENABLE_CUDASIM": "1",
+    "COURSE_GRADING": "1",
+    "COURSE_FORCE_CPU": "1",
+}
+
+
+def grade_on_the_cpu() -> None:
+    """In the referee's process: choose the CPU as the grading kernels do."""
+    os.environ["COURSE_FORCE_CPU"] = "1"
 
 
 def kernel_env(env: dict[str, str]) -> dict[str, str]:

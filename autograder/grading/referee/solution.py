@@ -138,6 +138,7 @@ def reference_namespace(lesson: str) -> dict[str, Any]:
     Raises:
         RuntimeError: a statement of the solution failed.
     """
+    from autograder.grading.kernel.limits import grade_on_the_cpu
     from autograder.lessons import find_lesson, source_to_notebook
 
     source = find_lesson(lesson)
@@ -152,6 +153,7 @@ def reference_namespace(lesson: str) -> dict[str, Any]:
     ]
     namespace: dict[str, Any] = {"__name__": f"reference_{source.stem}"}
     os.environ.setdefault("MPLBACKEND", "Agg")
+    grade_on_the_cpu()  # as the kernels do, whatever this machine has
     with contextlib.redirect_stdout(io.StringIO()):
         for text in program(cells):
             try:
