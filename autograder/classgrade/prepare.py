@@ -95,12 +95,17 @@ def _prepare(
     for the jobs; return its cells as data."""
     from autograder.config.scratch import cached_course
     from autograder.grading.chain.run import export_cells
-    from autograder.grading.reference import reference_results
+    from autograder.grading.reference import measured_reference, reference_results
 
     folder = f"{name}@{Path(root).name}" if root else name
     with releases.used(name, Path(root) if root else None):
         cached = cached_course(name)
         reference_results(name)
+        # A kept release's own tests must pass in this grader's referee: one
+        # written for an earlier grader (which ran tests in the student's
+        # process) raises here, and its submissions fall back to the current
+        # release, as a release that cannot be prepared does.
+        measured_reference(name)
         # The jobs' course root: the release, copied (a rebuilt cache entry
         # replaces the cached folder, maybe while this batch runs).
         course = courses[(name, root)] = work / "templates" / folder

@@ -96,6 +96,8 @@ def check(args: argparse.Namespace) -> int:
             print(f"       {shown_lines(result.hints[question], ' ' * 7)}")
     for flag in result.flags:
         print(f"  note: {shown(flag)}")
+    for problem in report.problems:  # e.g. graded under another release, and why
+        print(f"  note: {shown_lines(problem, '  ')}")
     if result.feedback:
         print(f"feedback page: {shown(result.feedback)}")
     return 0

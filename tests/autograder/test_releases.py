@@ -188,6 +188,40 @@ def test_a_kept_release_that_fails_falls_back_to_the_current_one(tmp_path, monke
     assert any("could not be prepared" in p for p in report.problems)
 
 
+@pytest.mark.slow
+def test_a_kept_release_whose_tests_fail_in_the_referee_falls_back(
+    tmp_path, monkeypatch
+):
+    # Releases kept from before the referee hold tests written for the
+    # student's process; one that fails there must not cost an honest answer.
+    kept = tmp_path / "releases"
+    old = kept / LESSON / "fedcba9876543210"
+    source = old / "solutions" / LESSON / f"{LESSON}.py"
+    source.parent.mkdir(parents=True)
+    text = find_lesson(LESSON).read_text(encoding="utf-8")
+    marker = 'print("Visible tests passed.")'
+    assert marker in text
+    text = text.replace(marker, 'assert False, "written for another grader"', 1)
+    source.write_text(text, "utf-8")
+    (old / "notebooks" / LESSON).mkdir(parents=True)
+    shutil.copyfile(NOTEBOOK, old / "notebooks" / LESSON / NOTEBOOK.name)
+    monkeypatch.setattr(releases, "RELEASES", kept)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    path = submission(LESSON, folder / f"ann_{LESSON}.ipynb")
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb["metadata"]["course"]["release"]["digest"] = old.name
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    report = grade_class(folder, LESSON, out_dir=tmp_path / "out", jobs=1,
+                         progress=False)  # fmt: skip
+    (ann,) = report.results
+    assert (ann.status, ann.score) == ("graded", 12.0)
+    assert ann.release == releases.current(LESSON)
+    assert any(
+        "could not be prepared" in p and "ReferenceError" in p for p in report.problems
+    ), report.problems
+
+
 def test_diff_refuses_options_it_would_ignore(tmp_path, capsys):
     assert main(["grade", str(tmp_path), "--diff", "--question", "01-a-test"]) == 2
     assert "leave out --question" in capsys.readouterr().err
