@@ -42,7 +42,7 @@ def test_only_allowed_variables_reach_a_kernel():
         "JUPYTER_PLATFORM_DIRS",
         "NUMBA_ENABLE_CUDASIM",  # grading kernels always simulate CUDA kernels
         "COURSE_GRADING",
-        "COURSE_FORCE_CPU",  # grading runs on the CPU on every machine
+        "CUDA_VISIBLE_DEVICES",  # grading sees no GPU on any machine
     }
     assert kept["NUMBA_ENABLE_CUDASIM"] == "1"
 

@@ -47,21 +47,24 @@ _CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 #: the CUDA simulator, which reports out-of-bounds accesses and lets
 #: ``course.cudasim.race_check`` work, even on a GPU box; lessons skip what only
 #: a learner needs to see and grading cannot afford (``torch.compile``'s
-#: seconds-long first call). Grading runs on the CPU on every machine
-#: (``COURSE_FORCE_CPU``, also set in the referee: :func:`grade_on_the_cpu`): a
-#: kernel confined by Landlock or by the seccomp filter cannot start CUDA (error
-#: 304 on the NVIDIA H200 run of 2026-12-04, ``docs/gpu-runs``), and a reference
-#: on a GPU beside an answer on the CPU would differ in device, not in substance.
+#: seconds-long first call). Grading sees no GPU on any machine
+#: (``CUDA_VISIBLE_DEVICES`` empty, also in the referee: :func:`grade_on_the_cpu`),
+#: exactly as on a machine without one, simulated hardware included: a kernel
+#: confined by Landlock or by the seccomp filter cannot start CUDA (error 304 on
+#: the NVIDIA H200 run of 2026-12-04, ``docs/gpu-runs``), and a reference on a
+#: GPU beside an answer on the CPU would differ in device, not in substance.
+#: (``COURSE_FORCE_CPU`` would not do: it also overrides ``simulate_hardware``.)
 GRADING_ENV = {
     "NUMBA_ENABLE_CUDASIM": "1",
     "COURSE_GRADING": "1",
-    "COURSE_FORCE_CPU": "1",
+    "CUDA_VISIBLE_DEVICES": "",
 }
 
 
 def grade_on_the_cpu() -> None:
-    """In the referee's process: choose the CPU as the grading kernels do."""
-    os.environ["COURSE_FORCE_CPU"] = "1"
+    """In the referee's process, before CUDA starts there: no GPU, as in the
+    grading kernels."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
 
 def kernel_env(env: dict[str, str]) -> dict[str, str]:
