@@ -414,7 +414,9 @@ def test_course_check_escapes_control_characters(tmp_path, monkeypatch, capsys):
         flags=["flag\x9b31m"],
     )  # fmt: skip
     monkeypatch.setattr(
-        classgrade, "grade_class", lambda *a, **k: SimpleNamespace(results=[result])
+        classgrade,
+        "grade_class",
+        lambda *a, **k: SimpleNamespace(results=[result], problems=[]),
     )
     mine = tmp_path / f"mine_{LESSON}.ipynb"
     mine.write_text("{}", encoding="utf-8")
@@ -441,6 +443,8 @@ def test_course_check_does_not_read_an_oversized_notebook(tmp_path, monkeypatch)
     monkeypatch.setattr(lessons, "lesson_of", refuse)
     result = Result("you", LESSON, "too-large", message="not graded: too large")
     monkeypatch.setattr(
-        classgrade, "grade_class", lambda *a, **k: SimpleNamespace(results=[result])
+        classgrade,
+        "grade_class",
+        lambda *a, **k: SimpleNamespace(results=[result], problems=[]),
     )
     assert main(["check", str(big), "--out", str(tmp_path)]) == 0
