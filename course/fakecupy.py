@@ -47,6 +47,12 @@ above (``READ_METHODS`` names the methods) and the uploads, host to device:
 ``fake_cupy.asarray`` and ``fake_cupy.array`` of host data, ``to_device``,
 ``DeviceArray(host_array)`` and unpickling. Work on the device, results wrapped
 as device arrays, and copies from device to device count nothing.
+
+**Where the data lives.** A device array is a handle: its data is in the
+simulated GPU's store (:mod:`course.simstore`), which runs every op and counts
+every copy, sync and launch. Grading runs the store in a process of the
+grader's, so the counts a test judges are taken where the answer's code cannot
+reach them; a lesson on a laptop runs it in its own process, by the same rules.
 """
 
 from __future__ import annotations
@@ -60,13 +66,18 @@ from course.devicearray import (
     _IMPLICIT,
     READ_METHODS,
     DeviceArray,
-    _call,
+    DeviceObject,
+    call,
+    caller,
+    request,
 )
-from course.transfers import Transfer, TransferCounter, copying, record
+from course.simlink import connection, encode
+from course.transfers import Transfer, TransferCounter
 
 __all__ = [
     "READ_METHODS",
     "DeviceArray",
+    "DeviceObject",
     "Transfer",
     "TransferCounter",
     "fake_cupy",
@@ -75,7 +86,7 @@ __all__ = [
 
 
 class _Namespace(types.ModuleType):
-    """Mirror a NumPy namespace; functions take and return device arrays."""
+    """Mirror a NumPy namespace; its functions run on the simulated GPU."""
 
     def __init__(self, name: str, target: Any) -> None:
         super().__init__(name)
@@ -87,43 +98,36 @@ class _Namespace(types.ModuleType):
             return _Namespace(f"{self.__name__}.{attr}", value)
         if isinstance(value, type) or not callable(value):
             return value  # dtypes, constants, classes
-        return _wrap_callable(value)
+        return _wrap_callable(value, f"{self._target.__name__}.{attr}")
 
 
-def _wrap_callable(fn: Any) -> Any:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        result = _call(fn, args, kwargs)
-        if isinstance(result, np.random.Generator):
-            return _Object(result)
-        return result
+def _wrap_callable(fn: Any, path: str) -> Any:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return call(_link_of((args, kwargs)) or connection(), path, args, kwargs)
 
-    call.__name__ = getattr(fn, "__name__", "function")
-    call.__doc__ = getattr(fn, "__doc__", None)
-    return call
+    run.__name__ = getattr(fn, "__name__", "function")
+    run.__doc__ = getattr(fn, "__doc__", None)
+    return run
 
 
-class _Object:
-    """Wraps objects such as random generators so their results are device arrays."""
-
-    def __init__(self, target: Any) -> None:
-        self._target = target
-
-    def __getattr__(self, attr: str) -> Any:
-        value = getattr(self._target, attr)
-        return _wrap_callable(value) if callable(value) else value
+def _link_of(value: Any) -> Any:
+    """The store of the first device array in ``value``, else this process's."""
+    if isinstance(value, DeviceArray):
+        return value._link
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            found = _link_of(item)
+            if found is not None:
+                return found
+    elif isinstance(value, dict):
+        return _link_of(list(value.values()))
+    return None
 
 
 def _leaves(value: Any) -> list[Any]:
     if isinstance(value, (list, tuple)):
         return [leaf for item in value for leaf in _leaves(item)]
     return [value]
-
-
-def _device_sequence(value: Any) -> Any:
-    """A nested list of device arrays as nested lists of their data."""
-    if isinstance(value, (list, tuple)):
-        return [_device_sequence(item) for item in value]
-    return value._data
 
 
 def _to_device(a: Any, dtype: Any, op: str) -> DeviceArray:
@@ -133,6 +137,7 @@ def _to_device(a: Any, dtype: Any, op: str) -> DeviceArray:
     A (nested) sequence of device arrays is joined on the device, as CuPy does; a
     sequence mixing device arrays with host values is an implicit conversion.
     """
+    link = connection()
     if isinstance(a, DeviceArray):
         return a if dtype is None else a.astype(dtype)
     if isinstance(a, (list, tuple)):
@@ -141,11 +146,11 @@ def _to_device(a: Any, dtype: Any, op: str) -> DeviceArray:
         if any(on_device):
             if not all(on_device):
                 raise TypeError(_IMPLICIT)
-            data = np.array(_device_sequence(a), dtype=dtype)
-            return DeviceArray._adopt(data)
+            return request(leaves[0]._link, "join", encode(a), encode(dtype))
+    if isinstance(a, DeviceObject):
+        raise TypeError(_IMPLICIT)
     data = np.array(a, dtype=dtype, copy=True)
-    record("upload", op, data.nbytes)
-    return DeviceArray._adopt(data)
+    return request(link, "upload", op, caller(), encode(data))
 
 
 def _asarray(a: Any, dtype: Any = None) -> DeviceArray:
@@ -156,19 +161,14 @@ def _asarray(a: Any, dtype: Any = None) -> DeviceArray:
 def _array(a: Any, dtype: Any = None, copy: bool = True) -> DeviceArray:
     """Copy host data to the device; a device array is copied on the device."""
     if isinstance(a, DeviceArray) and copy:
-        return DeviceArray._adopt(np.array(a._data, dtype=dtype, copy=True))
+        return a.astype(dtype) if dtype is not None else a.copy()
     return _to_device(a, dtype, "fake_cupy.array")
 
 
-def _host_size(a: Any) -> int | None:
-    return a._data.nbytes if isinstance(a, DeviceArray) else None
-
-
-@copying("download", "fake_cupy.asnumpy", _host_size)
 def _asnumpy(a: Any) -> np.ndarray:
     """Copy device data to the host: the explicit device-to-host path."""
     if isinstance(a, DeviceArray):
-        return a.get()
+        return a._download("fake_cupy.asnumpy")
     return np.asarray(a)
 
 

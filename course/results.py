@@ -218,10 +218,9 @@ def encode(value: Any, depth: int = 0) -> Any:
         }
     fake = sys.modules.get("course.fakecupy")
     if fake is not None and isinstance(value, fake.DeviceArray):
-        # The simulated device's data, read without a counted transfer.
-        return _array_node(
-            "device", object.__getattribute__(value, "_data"), value.device_name
-        )
+        # The simulated device's data, read without a counted transfer (where
+        # this process holds the store's control: never in a graded kernel).
+        return _array_node("device", value._peek(), value.device_name)
     cupy = sys.modules.get("cupy")
     if cupy is not None and isinstance(value, cupy.ndarray):
         return _array_node("device", cupy.asnumpy(value), f"cuda:{value.device.id}")

@@ -38,13 +38,15 @@ from __future__ import annotations
 import functools
 import sys
 import threading
-import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+
+from course.devicearray import caller
+from course.transfers import StoreWindow
 
 #: Tensor methods that hand a value to Python: one sync when the tensor is on
 #: the device.
@@ -170,26 +172,17 @@ class SyncEvent:
     where: str
 
 
-#: Modules whose frames are the counters' own, not the caller's.
-_OWN_FILES = (
-    "course/sync.py",
-    "course/fakecupy.py",
-    "course/devicearray.py",
-    "course/transfers.py",
-)
-
-
-def _caller() -> str:
-    """Return ``file:line`` of the first frame outside the course's counters,
-    torch, CuPy and NumPy (``numpy.save(f, d)`` copies inside NumPy)."""
-    for frame in reversed(traceback.extract_stack(limit=16)[:-2]):
-        name = frame.filename.replace("\\", "/")
-        if any(f"/{lib}/" in name for lib in ("torch", "cupy", "numpy")):
-            continue
-        if name.endswith(_OWN_FILES):
-            continue
-        return f"{name}:{frame.lineno}"
-    return "?"
+def summary_of(events: list[SyncEvent]) -> str:
+    """One line per operation, with where the first call came from."""
+    if not events:
+        return "no host-device synchronisation"
+    lines = [f"{len(events)} host-device synchronisation(s):"]
+    first: dict[str, str] = {}
+    for event in events:
+        first.setdefault(event.op, event.where)
+    for op, n in Counter(event.op for event in events).items():
+        lines.append(f"  {n:5d} x {op}  (first at {first[op]})")
+    return "\n".join(lines)
 
 
 class SyncCounter:
@@ -201,8 +194,11 @@ class SyncCounter:
             sees no CUDA or MPS device.
 
     Attributes:
-        events: every counted call, in order, as :class:`SyncEvent`.
+        events: every counted call as :class:`SyncEvent`: torch's, in order,
+            then the simulated GPU's (:mod:`course.fakecupy`), which its store
+            counted, in order.
         count: how many were counted.
+        torch_count: how many of them torch calls.
         simulated: whether this counter simulates the GPU.
         unpatched: operations that could not be watched here. CuPy 13 and later
             define ``cupy.ndarray`` as a Python subclass of a compiled base, so
@@ -215,7 +211,8 @@ class SyncCounter:
     _active: list[SyncCounter] = []
 
     def __init__(self, simulate: bool | None = None) -> None:
-        self.events: list[SyncEvent] = []
+        self._torch: list[SyncEvent] = []
+        self._window = StoreWindow()
         self._patches: list[tuple[Any, str, Any, bool]] = []
         self._local = threading.local()
         self.unpatched: list[str] = []
@@ -228,9 +225,32 @@ class SyncCounter:
         self._watch: _Watch | None = None
 
     @property
+    def events(self) -> list[SyncEvent]:
+        """Every synchronising call (see the class)."""
+        found = self._window.events(("sync",))
+        return [*self._torch, *(SyncEvent(e[1], e[3] or "?") for e in found)]
+
+    @property
     def count(self) -> int:
         """Number of synchronising calls counted so far."""
         return len(self.events)
+
+    @property
+    def implicit_count(self) -> int:
+        """Syncs the simulated GPU made to size a data-dependent result (a
+        boolean mask, ``nonzero``): not in :attr:`count`, as CuPy's own
+        waits are not seen by the counter on a real GPU."""
+        return len(self._window.events(("implicit-sync",)))
+
+    @property
+    def torch_count(self) -> int:
+        """Number of them that were torch calls."""
+        return len(self._torch)
+
+    @property
+    def torch_events(self) -> list[tuple[str, str]]:
+        """``(op, where)`` of each torch call counted, in order."""
+        return [(event.op, event.where) for event in self._torch]
 
     def on_device(self, tensor: torch.Tensor) -> bool:
         """Whether ``tensor`` lives on the device: its real device on a GPU
@@ -245,19 +265,11 @@ class SyncCounter:
 
     def summary(self) -> str:
         """One line per operation, with where the first call came from."""
-        if not self.events:
-            return "no host-device synchronisation"
-        lines = [f"{self.count} host-device synchronisation(s):"]
-        first: dict[str, str] = {}
-        for event in self.events:
-            first.setdefault(event.op, event.where)
-        for op, n in self.by_op().items():
-            lines.append(f"  {n:5d} x {op}  (first at {first[op]})")
-        return "\n".join(lines)
+        return summary_of(self.events)
 
     def _record(self, op: str, value: Any) -> None:
         """One synchronisation: ``op`` read or copied ``value`` home."""
-        self.events.append(SyncEvent(op, _caller()))
+        self._torch.append(SyncEvent(op, caller()))
 
     def _placed(self, out: Any, on_device: bool) -> Any:
         """``.cpu()``'s or ``.to()``'s result where the call put it: on a
@@ -315,11 +327,7 @@ class SyncCounter:
                 self._patch(cupy.ndarray, name, f"cupy.ndarray.{name}")
             for name in _CUPY_FUNCTIONS:
                 self._patch(cupy, name, f"cupy.{name}")
-        fake = sys.modules.get("course.fakecupy")
-        if fake is not None:
-            for name in fake.READ_METHODS:
-                self._patch(fake.DeviceArray, name, f"DeviceArray.{name}")
-            self._patch(fake.fake_cupy, "asnumpy", "fake_cupy.asnumpy")
+        self._window.open()
         self._watch = _Watch(self)
         self._watch.__enter__()
         return self
@@ -348,5 +356,6 @@ class SyncCounter:
             else:
                 delattr(owner, name)
         self._patches.clear()
+        self._window.close()
         with SyncCounter._active_lock:
             SyncCounter._active.remove(self)

@@ -1,7 +1,8 @@
 """Count the copies between the host and the simulated GPU of :mod:`course.fakecupy`.
 
-Every copy of ``fake_cupy`` data, either way, is recorded while a
-:class:`TransferCounter` is active::
+Every copy of ``fake_cupy`` data, either way, is counted by the simulated GPU's
+store (:mod:`course.simstore`); a :class:`TransferCounter` reads back the
+copies made while it was active::
 
     from course.fakecupy import TransferCounter, fake_cupy as xp
 
@@ -13,22 +14,20 @@ Every copy of ``fake_cupy`` data, either way, is recorded while a
     copies.by_op("upload")             # {"fake_cupy.asarray": 1}
 
 A download is also a synchronisation, counted by :class:`course.sync.SyncCounter`
-under the same name; an upload is not. Only the outermost call is counted:
-``fake_cupy.asnumpy(d)`` calls ``d.get()`` inside, and is one copy.
+under the same name; an upload is not. Each call is one copy:
+``fake_cupy.asnumpy(d)`` is one download, not two. The counter keeps no
+count of its own: clearing its list changes nothing the store saw.
 """
 
 from __future__ import annotations
 
-import functools
-import threading
-import traceback
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from course.simlink import Connection, connection
+
 Direction = Literal["upload", "download"]
-_local = threading.local()  # .depth: how many counted copies are running
 
 
 @dataclass(frozen=True)
@@ -42,20 +41,57 @@ class Transfer:
     where: str
 
 
+class StoreWindow:
+    """The store's events between a counter's ``__enter__`` and ``__exit__``."""
+
+    def __init__(self, link: Connection | None = None) -> None:
+        self._given = link
+        self._mark: int | None = None
+        self._upto: int | None = None
+        self._done: list[Any] | None = None
+
+    @property
+    def link(self) -> Connection:
+        return self._given or connection()
+
+    def open(self) -> None:
+        self._mark, self._upto, self._done = self.link.request(["mark"]), None, None
+
+    def close(self) -> None:
+        self._upto = self.link.request(["mark"])
+
+    def events(self, kinds: tuple[str, ...]) -> list[Any]:
+        """``[kind, op, nbytes, where]`` of these kinds, in order."""
+        if self._mark is None:
+            return []
+        if self._done is not None:
+            found = self._done
+        else:
+            found = self.link.request(["since", self._mark, self._upto])
+            if self._upto is not None:
+                self._done = found
+        return [e for e in found if e[0] in kinds]
+
+
 class TransferCounter:
     """Context manager that counts the copies of ``fake_cupy`` data.
 
     Counters may be nested: each one active sees every copy.
 
-    Attributes:
-        events: every copy, in order, as :class:`Transfer`.
+    Args:
+        link: the store to read (default: this process's).
     """
 
-    _active_lock = threading.Lock()
-    _active: list[TransferCounter] = []
+    def __init__(self, link: Connection | None = None) -> None:
+        self._window = StoreWindow(link)
 
-    def __init__(self) -> None:
-        self.events: list[Transfer] = []
+    @property
+    def events(self) -> list[Transfer]:
+        """Every copy, in order, as :class:`Transfer`."""
+        return [
+            Transfer(kind, op, int(nbytes), where)
+            for kind, op, nbytes, where in self._window.events(("upload", "download"))
+        ]
 
     @property
     def uploads(self) -> int:
@@ -80,74 +116,25 @@ class TransferCounter:
 
     def summary(self) -> str:
         """One line per direction and operation, with its first caller."""
-        if not self.events:
+        events = self.events
+        if not events:
             return "no host-device copy"
-        lines = [f"{self.uploads} upload(s), {self.downloads} download(s):"]
+        ups = sum(e.direction == "upload" for e in events)
+        lines = [f"{ups} upload(s), {len(events) - ups} download(s):"]
         first: dict[tuple[str, str], str] = {}
-        for event in self.events:
+        for event in events:
             first.setdefault((event.direction, event.op), event.where)
         for (direction, op), where in first.items():
-            n = self.by_op(direction)[op]  # type: ignore[arg-type]
+            n = sum(e.direction == direction and e.op == op for e in events)
             lines.append(f"  {n:5d} x {direction} {op}  (first at {where})")
         return "\n".join(lines)
 
     def __enter__(self) -> TransferCounter:
-        with TransferCounter._active_lock:
-            TransferCounter._active.append(self)
+        self._window.open()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        with TransferCounter._active_lock:
-            TransferCounter._active.remove(self)
+        self._window.close()
 
 
-_SKIPPED = (  # the counters' own frames
-    "course/fakecupy.py",
-    "course/devicearray.py",
-    "course/transfers.py",
-    "course/sync.py",
-)
-
-
-def _caller() -> str:
-    """``file:line`` of the first frame outside the course's counters and NumPy."""
-    for frame in reversed(traceback.extract_stack(limit=16)[:-2]):
-        name = frame.filename.replace("\\", "/")
-        if "/numpy/" in name or name.endswith(_SKIPPED):
-            continue
-        return f"{name}:{frame.lineno}"
-    return "?"
-
-
-def record(direction: Direction, op: str, nbytes: int | None) -> None:
-    """Count one copy in every active counter, unless it runs inside another
-    counted copy (see :func:`copying`). ``nbytes`` None: no copy after all."""
-    if nbytes is None or getattr(_local, "depth", 0) or not TransferCounter._active:
-        return
-    event = Transfer(direction, op, int(nbytes), _caller())
-    with TransferCounter._active_lock:
-        for counter in TransferCounter._active:
-            counter.events.append(event)
-
-
-def copying(
-    direction: Direction, op: str, size: Callable[..., int | None]
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: each outermost call of the function is one copy of
-    ``size(*args)`` bytes (None: no copy); the copies it makes inside are part
-    of it."""
-
-    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(function)
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            record(direction, op, size(*args))
-            depth = getattr(_local, "depth", 0)
-            _local.depth = depth + 1
-            try:
-                return function(*args, **kwargs)
-            finally:
-                _local.depth = depth
-
-        return counted
-
-    return decorate
+__all__ = ["StoreWindow", "Transfer", "TransferCounter"]

@@ -99,7 +99,14 @@ def test_the_student_wheel_needs_no_jupyter_and_agrees_with_the_full_package():
     ]
     full = dict(_name_and_spec(r) for r in _pyproject()["project"]["dependencies"])
     mine = dict(_name_and_spec(r) for r in project["dependencies"])
-    assert set(mine) == {"numpy", "torch", "matplotlib", "scikit-learn", "numba-cuda"}
+    assert set(mine) == {
+        "numpy",
+        "torch",
+        "matplotlib",
+        "scikit-learn",
+        "numba-cuda",
+        "msgpack",
+    }
     assert all(full[name] == spec for name, spec in mine.items())
     assert project["requires-python"] == _pyproject()["project"]["requires-python"]
     assert (ROOT / "student" / "course").resolve() == (ROOT / "course").resolve()

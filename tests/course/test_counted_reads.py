@@ -320,7 +320,8 @@ def test_nested_transfer_counters_each_see_every_copy(X):
             X.get()
     assert (outer.uploads, outer.downloads) == (1, 1)
     assert (inner.uploads, inner.downloads) == (0, 1)
-    assert TransferCounter._active == []
+    outer.events.clear()  # a copy of the store's events: the count stays
+    assert (outer.uploads, outer.downloads) == (1, 1)
 
 
 # --- device work is not a read ----------------------------------------------------

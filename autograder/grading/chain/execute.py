@@ -175,6 +175,7 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
             for name, value in self._kernel_settings.items():
                 setattr(km, name, value)
             km.referee_fd = self.referee_fd()
+            km.store_fd = self.store_fd()
         return km
 
     # -- one notebook -------------------------------------------------------------

@@ -40,6 +40,8 @@ SKIP_TAG = "skip-execution"
 #: Under ``resources["course"]``: what the client needs (``PLAN``) and each
 #: test's record (``RECORDS``).
 PLAN, RECORDS = "referee", "records"
+#: Lessons that import these get a simulated GPU whose store is the grader's.
+STORE_MODULES = ("course.fakecupy", "course.transfers", "course.devicearray")
 _SERVE = "__import__('autograder.grading.referee.agent', fromlist=['serve']).serve({})"
 
 
@@ -64,10 +66,13 @@ class Referee(NbGraderPreprocessor):
         found = resources.setdefault("course", {})
         found.pop(RECORDS, None)
         info = resources.get("nbgrader", {})
+        names = lesson_imports(lesson)
         found[PLAN] = {
             "tests": tests,
-            "names": lesson_imports(lesson),
+            "names": names,
             "lesson": info.get("assignment"),
+            # the simulated GPU's store, for a lesson that uses its arrays
+            "store": any(m in STORE_MODULES for m, _ in names.values()),
         }
         return nb, resources
 
@@ -95,18 +100,28 @@ class RefereeClient:
     _plan: dict[str, Any] | None = None
     _pair: tuple[socket.socket, socket.socket] | None = None
     _session: Any = None
+    _store: Any = None
 
     def referee_open(self, resources: dict) -> None:
-        """Before a kernel starts: its channel, if this notebook has tests."""
+        """Before a kernel starts: its channel, if this notebook has tests, and
+        its simulated GPU, if the lesson uses one."""
         self.referee_close()
         self._plan = resources.get("course", {}).get(PLAN)
         if self._plan is not None:
             self._records = resources["course"].setdefault(RECORDS, {})
             self._pair = socket.socketpair()
+            if self._plan.get("store"):
+                from autograder.grading.referee.store import StoreProcess
+
+                self._store = StoreProcess()
 
     def referee_fd(self) -> int:
         """The kernel's end of the channel (-1: none)."""
         return self._pair[1].fileno() if self._pair is not None else -1
+
+    def store_fd(self) -> int:
+        """The kernel's end of its store's channel (-1: none)."""
+        return self._store.kernel_fd() if self._store is not None else -1
 
     def referee_started(self, km: Any) -> None:
         """The kernel has its end: only it holds it now (so its death is seen)."""
@@ -114,6 +129,10 @@ class RefereeClient:
             return
         ours, theirs = self._pair
         theirs.close()
+        store = None
+        if self._store is not None:
+            self._store.started()
+            store = self._store.control
         from autograder.grading.referee.link import Link
         from autograder.grading.referee.session import Referee as Session
         from autograder.grading.referee.wire import Channel
@@ -122,8 +141,9 @@ class RefereeClient:
         link = Link(
             Channel(ours),
             interrupt=lambda: _interrupt(provisioner),
-            kill=self._cage.kill_all,
-        )  # type: ignore[attr-defined]
+            kill=self._cage.kill_all,  # type: ignore[attr-defined]
+            store=store,
+        )
         self._session = Session(
             link, self._plan["names"], _reference_lookup(self._plan.get("lesson"))
         )
@@ -132,7 +152,9 @@ class RefereeClient:
         if self._pair is not None:
             for end in self._pair:
                 end.close()
-        self._pair = self._session = None
+        if self._store is not None:
+            self._store.close()
+        self._pair = self._session = self._store = None
 
     async def referee_test(self, cell: Any) -> bool:
         """Run a test cell in the referee; whether it was one."""

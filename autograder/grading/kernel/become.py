@@ -15,6 +15,7 @@ from typing import Any
 
 from autograder.grading.kernel.limits import apply_limits
 from autograder.grading.referee.agent import FD_ENV
+from course.simlink import STORE_FD_ENV
 
 _exit = os._exit  # kept before any kernel code can replace os._exit
 
@@ -38,6 +39,8 @@ def become_kernel(request: dict[str, Any], fds: list[int] | None = None) -> None
         os.environ.update(request["env"])
         if fds:  # the referee's channel: the agent finds it by this variable
             os.environ[FD_ENV] = str(fds[0])
+        if fds and len(fds) > 1:  # the simulated GPU's: course.simlink's
+            os.environ[STORE_FD_ENV] = str(fds[1])
         apply_limits(request.get("limits") or {})
         parent = int(os.environ.get("JPY_PARENT_PID") or 0)
         if request.get("namespaces"):

@@ -43,6 +43,7 @@ from autograder.grading.kernel.become import become_kernel
 from autograder.grading.kernel.forked import ForkedKernel, ready_client
 from autograder.grading.kernel.limits import kernel_env, limits_now
 from autograder.grading.referee.agent import FD_ENV
+from course.simlink import STORE_FD_ENV
 
 #: Modules imported once by the server. Order matters only for speed.
 PRELOAD = (
@@ -90,7 +91,7 @@ PRELOAD = (
 #: MPLBACKEND, COURSE_FORCE_CPU...), so a server only serves kernels whose
 #: environment is otherwise the one it was started with. The referee's
 #: descriptor number is the kernel's own (nothing reads it before the kernel).
-PER_KERNEL_ENV = ("JPY_", FD_ENV)
+PER_KERNEL_ENV = ("JPY_", FD_ENV, STORE_FD_ENV)
 
 _INLINE = "module://matplotlib_inline.backend_inline"
 
@@ -163,11 +164,13 @@ def _serve(channel: socket.socket) -> None:
         channel.send(json.dumps({"pid": pid}).encode())
 
 
-def send_request(channel: socket.socket, line: str, fd: int) -> None:
-    """A kernel's request to a server, with its referee channel if ``fd >= 0``."""
+def send_request(channel: socket.socket, line: str, fd: Any) -> None:
+    """A kernel's request to a server, with its referee channel if ``fd >= 0``
+    (and its store's channel: ``fd`` a pair of descriptors)."""
     data = line.encode()
-    if fd >= 0:
-        socket.send_fds(channel, [data], [fd])
+    fds = [f for f in (fd if isinstance(fd, (list, tuple)) else [fd]) if f >= 0]
+    if fds:
+        socket.send_fds(channel, [data], fds)
     else:
         channel.send(data)
 
@@ -214,7 +217,7 @@ class KernelServer:
         confine: bool = False,
         namespaces: bool = False,
         limits: dict[str, list[int]] | None = None,
-        fd: int = -1,
+        fd: Any = -1,
     ) -> int:
         """Fork a kernel with these arguments (in the sandbox, in namespaces of
         its own, with these resource limits, holding the referee channel
@@ -300,6 +303,9 @@ def manager_class() -> type:
         referee_fd = Integer(
             -1, help="The kernel's end of the referee's channel (-1: none)."
         )
+        store_fd = Integer(
+            -1, help="The kernel's end of its simulated GPU's channel (-1: none)."
+        )
 
         @default("client_factory")
         def _ready_client(self) -> type:
@@ -315,10 +321,13 @@ def manager_class() -> type:
             # from, whose environment block a child can still read in /proc).
             env = kernel_env(dict(kw.get("env") or os.environ))
             env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
-            fd = self.referee_fd
+            fd: Any = self.referee_fd
             if fd >= 0:
                 env[FD_ENV] = str(fd)
                 kw["pass_fds"] = (fd,)
+                if self.store_fd >= 0:
+                    env[STORE_FD_ENV] = str(self.store_fd)
+                    kw["pass_fds"] = fd = (fd, self.store_fd)
             kw["env"] = env
             # The kernel's own output goes to the notebook, never to the grader's
             # terminal (nor does that of anything it starts).

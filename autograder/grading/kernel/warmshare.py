@@ -111,7 +111,7 @@ class Handle:
     def alive(self) -> bool:
         return not self.broken
 
-    def spawn(self, *request: Any, fd: int = -1) -> int:
+    def spawn(self, *request: Any, fd: Any = -1) -> int:
         """Fork a kernel (arguments as :meth:`KernelServer.spawn` has them);
         return its pid.
 
@@ -122,7 +122,7 @@ class Handle:
         from autograder.grading.kernel.warmkernel import read_reply, send_request
 
         if len(request) > 6:
-            request, fd = request[:6], int(request[6])
+            request, fd = request[:6], request[6]
         try:
             with self.lock:
                 send_request(self.socket, request_line(*request), fd)

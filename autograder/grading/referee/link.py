@@ -73,8 +73,15 @@ def remote_exception(info: Any) -> BaseException:
 class Link:
     """One kernel's channel, as the referee uses it."""
 
-    def __init__(self, channel: wire.Channel, interrupt: Any = None, kill: Any = None):
+    def __init__(
+        self,
+        channel: wire.Channel,
+        interrupt: Any = None,
+        kill: Any = None,
+        store: Any = None,
+    ):
         self.channel = channel
+        self.store = store  # the control channel of the kernel's simulated GPU
         self.interrupt, self.kill = interrupt, kill
         self.deadline: float | None = None
         self.broken: str | None = None
@@ -276,11 +283,8 @@ class Link:
             return torch.device(wire.device_text(rest[0]))
         if tag == "Y":
             return _dtype(rest)
-        if tag == "F":
-            from course.fakecupy import DeviceArray
-
-            array = DeviceArray._adopt(wire.array_from(rest[0], rest[1], rest[3]))
-            return array
+        if tag == "F":  # a handle in the kernel's store: its data, read there
+            return self._from_store(rest[3])
         if tag == "missing":
             return _MISSING
         raise ValueError(f"malformed value {tag!r}")
@@ -336,6 +340,8 @@ class Link:
         if isinstance(value, str):
             return str(value)
         node = wire.data_node(value, exact=False)
+        if node is not None and node[0] == "F":
+            return self._to_store(value)
         if node is not None:
             return node
         if isinstance(value, type):
@@ -354,6 +360,32 @@ class Link:
             self._callbacks[self._cids[key]] = value
         return ["r", self._cids[key]]
 
+    # The simulated GPU: device arrays cross as handles in the kernel's store,
+    # whose data the referee reads and places through the control channel.
+    def _from_store(self, key: Any) -> Any:
+        """A device array of the kernel's, as a copy in this process's store."""
+        from course.devicearray import answer
+        from course.fakecupy import DeviceArray  # its public home, loaded here
+        from course.simlink import connection, decode
+
+        if self.store is None:
+            raise ValueError("a device array, but this kernel has no store")
+        data = decode(self.store.request(["fetch", bytes(key)]), None)
+        here = connection()
+        copy = answer(here.request(["put", _encoded(data)]), here)
+        if not isinstance(copy, DeviceArray):
+            raise ValueError("the store answered no device array")
+        return copy
+
+    def _to_store(self, value: Any) -> list[Any]:
+        """A device array of the test's, placed in the kernel's store."""
+        from course.simlink import decode
+
+        if self.store is None:
+            raise ValueError("a device array, but this kernel has no store")
+        ref = decode(self.store.request(["put", _encoded(value._peek())]), None)
+        return ["F", ref.dtype, ref.shape, value.device_name, ref.key]
+
     def materialize(self, value: Any) -> Any:
         """``value`` with every proxy in it replaced by its data where it has
         data (a copy described by the agent); other objects stay proxies."""
@@ -367,6 +399,12 @@ class Link:
         if kind is dict:
             return {k: self.materialize(v) for k, v in value.items()}
         return value
+
+
+def _encoded(data: Any) -> Any:
+    from course.simlink import encode
+
+    return encode(data)
 
 
 class _Missing:

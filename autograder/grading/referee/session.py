@@ -13,6 +13,9 @@ kernel itself skips). The test's code runs here, in the grader's process:
   ``course.results.reference(name)`` is the reference solution's function;
 * an ``import`` in a test imports in the kernel (the module is the notebook's),
   except those four modules, imported here;
+* ``SyncCounter`` and ``TransferCounter`` are the referee's
+  (:mod:`~autograder.grading.referee.counters`) where the kernel has a
+  simulated GPU: its counts are read from the store, not the kernel;
 * ``assert`` statements are recorded as checks.
 
 A test's record (its checks, its results, its error, the kernels it
@@ -31,6 +34,7 @@ import time
 import traceback
 from typing import Any
 
+from autograder.grading.referee.counters import COUNTERS, counter_for
 from autograder.grading.referee.link import KernelGone, Link, TestTimeout
 from autograder.grading.referee.proxy import Proxy, value_of
 from autograder.grading.referee.source import (
@@ -127,6 +131,10 @@ class Referee:
             if n in self.names and self.names[n][0] not in REFEREE_MODULES
         ]
         remote = [n for n in wanted if n not in self.names]
+        counted = [n for n in imported if self._counter(*self.names[n]) is not None]
+        imported = [n for n in imported if n not in counted]
+        for name in counted:
+            self.namespace[name] = self._counter(*self.names[name])
         for name in wanted:
             if name in self.names and self.names[name][0] in REFEREE_MODULES:
                 module, attr = self.names[name]
@@ -148,7 +156,18 @@ class Referee:
         found = self.link.call("import", module)
         return found if module == bound else self.link.call("import", bound)
 
+    def _counter(self, module: str, name: str | None) -> Any:
+        """The referee's counter class for ``module.name``, if the kernel has a
+        store (:mod:`autograder.grading.referee.counters`)."""
+        kind = COUNTERS.get((module, name or ""))
+        if kind is None or (kind != "sync" and self.link.store is None):
+            return None
+        return counter_for(kind, self.link)
+
     def _from(self, module: str, name: str) -> Any:
+        counter = self._counter(module, name)
+        if counter is not None:
+            return counter
         found = self.link.call("import", module)
         try:
             return self.link.call("getattr", found, name)

@@ -278,10 +278,12 @@ def data_node(value: Any, exact: bool = True) -> Any:
             return ["Y", "torch", str(value)]
     fake = sys.modules.get("course.fakecupy")
     if fake is not None and kind_of(fake.DeviceArray):
-        data = np.ascontiguousarray(object.__getattribute__(value, "_data"))
-        if data.dtype.kind in DTYPE_KINDS:
-            return ["F", data.dtype.str, list(data.shape), value.device_name,
-                    data.tobytes()]  # fmt: skip
+        # A handle in this side's store: never the data (the referee reads
+        # that from the store itself).
+        array = value
+        if array.dtype.kind in DTYPE_KINDS:
+            return ["F", array.dtype.str, list(array.shape), array.device_name,
+                    fake.DeviceArray._course_handle(array)]  # fmt: skip
     return None
 
 

@@ -1,12 +1,11 @@
 """Syncs every epoch, then patches SyncCounter so it always counts zero.
 
-NEXT ISSUE: the counts are still taken in the student's own process, where
-this patch reaches them, so the forgery earns train's points (the score
-written here is the forged one). Counting syncs in a simulated device in
-another process (the next issue) must bring this sample to 9. The submission
-is listed for review.
+The tests' `SyncCounter` is the referee's: it reads the kernel's torch events
+as data, never the kernel's `count`, so the patch changes nothing and the
+budget fails. The submission is listed for review.
 """
-# score: 12
+# score: 9
+# zero: 03-train-test, 03-train-hidden-test
 # kind: adversarial
 # review: yes
 # %% 03-train

@@ -1,12 +1,12 @@
 """fit_gd logs every epoch on the host, then hides the transfers from SyncCounter.
 
-NEXT ISSUE: the hiding replaces `SyncCounter.count` at the top of the cell,
-in the student's own process, where the counts are still taken; the forgery
-earns fit_gd's points (the score written here is the forged one). Moving the
-counters into a simulated device in another process (the next issue) must
-bring this case to 12. The submission is listed for review.
+The hiding replaces `SyncCounter.count` at the top of the cell, in the
+student's own process. The copies are counted by the simulated GPU's store,
+in a process of the grader's, and the tests' counters read them there: both
+fit_gd tests fail, as they do without the hiding. Listed for review.
 """
-# score: 15
+# score: 12
+# zero: 06-fit-gd-test, 06-fit-gd-hidden-test
 # review: yes
 # %% 06-fit-gd
 import course.sync

@@ -2,10 +2,10 @@
 
 Inside ``_DisableTorchDispatch`` the course's launch counter sees nothing.
 The visible test notices that no backward pass was seen and fails.
-NEXT ISSUE: the hidden test's launch budget is still judged on counts taken
-in the student's process, so it passes (the score written here is the forged
-one). Counting launches in a simulated device in another process (the next
-issue) must bring this case to 6.
+Expected to forge: torch's launches are still counted in the student's
+process (torch tensors do not live in the simulated GPU's store; the README's
+guarantees table), so the hidden test's launch budget passes (the score
+written here is the forged one; its control, naive_step, earns 6).
 """
 # score: 8
 # zero: 10-lean-step-test

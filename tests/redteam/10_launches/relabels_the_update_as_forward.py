@@ -4,11 +4,11 @@ The launch trace files an op by its inputs: with grad mode on and an input
 that requires grad, it is "forward and loss", which the budget does not
 count. Here the learning rate and momentum are tensors that require grad, so
 the loop's launches (one per parameter and more) are filed there.
-NEXT ISSUE: the trace is still taken in the student's process and filed by
-what the op's inputs say, so the relabel earns the step's points (the score
-written here is the forged one; its control, naive_step, earns 6). Counting
-launches in a simulated device in another process, by what runs, not by its
-inputs (the next issue), must bring this case to 6.
+Expected to forge: the trace is still taken in the student's process and
+filed by what the op's inputs say (torch tensors do not live in the
+simulated GPU's store; the README's guarantees table), so the relabel earns
+the step's points (the score written here is the forged one; its control,
+naive_step, earns 6).
 """
 # score: 9
 # review: no

@@ -1,13 +1,14 @@
 """`train` that reads the loss every epoch with `.item()`, then reaches the
 active `SyncCounter`s by reflection (`getattr` on the class) and clears their
-events before returning.
+`events` lists before returning.
 
-NEXT ISSUE: the counts are still taken in the student's process, where this
-reaches them, so the forgery still earns train's points (the score written
-here is the forged one). Moving the counters into a simulated device in
-another process (the next issue) must bring this case to 9.
+A counter's `events` is a list made each time it is read, from the events it
+recorded (torch's) and those the store kept: clearing it changes no count.
+The test's counter is the referee's, which reads the kernel's torch events as
+data. The budget fails as it does without the clearing.
 """
-# score: 12
+# score: 9
+# zero: 03-train-test, 03-train-hidden-test
 # review: no
 # %% 03-train
 def train(model, X, y, num_epochs, log_every, lr=0.1):

@@ -1,0 +1,276 @@
+"""The wire to the simulated GPU's store (:mod:`course.simstore`), and its codec.
+
+Device arrays of :mod:`course.fakecupy` hold no data: only a *handle*, a
+128-bit random id the store issued, plus the shape and dtype (host-side
+metadata, as CuPy keeps them). Every operation, copy and read is a request to
+the store, which counts it. A request and its answer are msgpack frames of
+plain data (:func:`encode`, :func:`decode`); nothing is ever unpickled.
+
+Where the store lives:
+
+* **grading**: in a process of the grader's, outside the student's kernel. The
+  kernel inherits one end of a socket pair (``COURSE_STORE_FD``) and holds
+  nothing else; the referee reads the counts through a control channel of its
+  own, which the kernel never holds.
+* **anywhere else** (a lesson on a laptop, a test, the referee's own copies):
+  in this process, answered by the same :class:`~course.simstore.Store`
+  through the same codec, so its rules and counts are the same.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import threading
+from typing import Any
+
+import msgpack
+import numpy as np
+
+#: The variable that names the kernel's end of its store's channel.
+STORE_FD_ENV = "COURSE_STORE_FD"
+_HEADER = struct.Struct("!I")
+MAX_FRAME = 1 << 30
+
+
+class StoreError(RuntimeError):
+    """The store could not be reached (it stopped, or the channel broke)."""
+
+
+class Ref:
+    """A handle the store issued: an array (``shape``, ``dtype``) or another
+    object (a random generator), ``shape`` None."""
+
+    __slots__ = ("key", "shape", "dtype", "kind")
+
+    def __init__(self, key: bytes, shape: Any, dtype: str, kind: str) -> None:
+        self.key, self.shape, self.dtype, self.kind = key, shape, dtype, kind
+
+
+def encode(value: Any) -> Any:
+    """A value as plain data: every node a list tagged at its head, or a
+    number, a string or None."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, Ref):
+        return ["h", value.key]
+    handle = getattr(type(value), "_course_handle", None)
+    if handle is not None:  # a device array, a device object
+        return ["h", handle(value)]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, complex):
+        return ["c", value.real, value.imag]
+    if isinstance(value, np.generic):
+        return ["n", value.dtype.str, value.tobytes()]
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            raise TypeError("arrays of Python objects cannot go to the device")
+        return ["a", value.dtype.str, list(value.shape), value.tobytes(order="C")]
+    if isinstance(value, tuple):
+        return ["t", [encode(v) for v in value]]
+    if isinstance(value, list):
+        return ["l", [encode(v) for v in value]]
+    if isinstance(value, dict):
+        return ["d", [[encode(k), encode(v)] for k, v in value.items()]]
+    if isinstance(value, slice):
+        return ["s", [encode(value.start), encode(value.stop), encode(value.step)]]
+    if value is Ellipsis:
+        return ["e"]
+    if isinstance(value, np.dtype):
+        return ["y", value.str]
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return ["y", np.dtype(value).str]
+    if value in (float, int, bool, complex):
+        return ["p", value.__name__]
+    raise TypeError(
+        f"{type(value).__name__} cannot go to the simulated GPU: it takes device "
+        "arrays, numbers, strings, dtypes, slices and lists or tuples of them."
+    )
+
+
+def array_from(dtype: str, shape: list[int], data: bytes) -> np.ndarray:
+    """A writable array from its wire form."""
+    kind = np.dtype(dtype)
+    if kind.hasobject:
+        raise TypeError("arrays of Python objects cannot cross")
+    out = np.frombuffer(data, dtype=kind).copy()
+    return out.reshape([int(n) for n in shape])
+
+
+def decode(node: Any, ref: Any) -> Any:
+    """The inverse of :func:`encode`; ``ref(key)`` answers a handle."""
+    if not isinstance(node, list):
+        return node
+    tag, rest = node[0], node[1:]
+    if tag == "h":
+        return ref(rest[0])
+    if tag == "a":
+        return array_from(*rest)
+    if tag == "n":
+        return array_from(rest[0], [], rest[1])[()]
+    if tag == "t":
+        return tuple(decode(v, ref) for v in rest[0])
+    if tag == "l":
+        return [decode(v, ref) for v in rest[0]]
+    if tag == "d":
+        return {decode(k, ref): decode(v, ref) for k, v in rest[0]}
+    if tag == "s":
+        return slice(*(decode(v, ref) for v in rest[0]))
+    if tag == "e":
+        return Ellipsis
+    if tag == "c":
+        return complex(rest[0], rest[1])
+    if tag == "y":
+        return np.dtype(rest[0])
+    if tag == "p":
+        return {"float": float, "int": int, "bool": bool, "complex": complex}[rest[0]]
+    if tag == "r":  # the store's answer: a new handle and what it holds
+        return Ref(bytes(rest[0]), rest[1], rest[2], rest[3])
+    raise ValueError(f"malformed value {tag!r}")
+
+
+def send(sock: socket.socket, message: Any) -> None:
+    body = msgpack.packb(message, use_bin_type=True)
+    sock.sendall(_HEADER.pack(len(body)) + body)
+
+
+def receive(sock: socket.socket) -> Any:
+    """One frame; EOFError when the other end has closed."""
+    head = _exactly(sock, _HEADER.size)
+    (size,) = _HEADER.unpack(head)
+    if size > MAX_FRAME:
+        raise ValueError("a frame larger than the store takes")
+    return msgpack.unpackb(_exactly(sock, size), raw=False, strict_map_key=False)
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes:
+    parts, left = [], size
+    while left:
+        chunk = sock.recv(min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("the channel closed")
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
+
+
+class Connection:
+    """This process's way to a store: ``request(message) -> answer``.
+
+    ``frees``: handles this process dropped, sent with the next request."""
+
+    control = False
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.frees: list[bytes] = []
+
+    def request(self, message: list[Any]) -> Any:
+        with self.lock:
+            frees, self.frees = self.frees, []
+            reply = self._exchange([frees, *message])
+        if reply[0] == "ok":
+            return reply[1]
+        raise _error(reply)
+
+    def _exchange(self, message: list[Any]) -> Any:
+        raise NotImplementedError
+
+
+class LocalConnection(Connection):
+    """A store in this process, through the same codec as a remote one."""
+
+    control = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        from course.simstore import Store
+
+        self.store = Store()
+
+    def _exchange(self, message: list[Any]) -> Any:
+        body = msgpack.packb(message, use_bin_type=True)
+        inner = msgpack.unpackb(body, raw=False, strict_map_key=False)
+        reply = self.store.handle(inner, control=True)
+        body = msgpack.packb(reply, use_bin_type=True)
+        return msgpack.unpackb(body, raw=False, strict_map_key=False)
+
+
+class SocketConnection(Connection):
+    """A store in another process, over a connected stream socket."""
+
+    def __init__(self, sock: socket.socket, control: bool = False) -> None:
+        super().__init__()
+        self.sock = sock
+        self.control = control
+
+    def _exchange(self, message: list[Any]) -> Any:
+        try:
+            send(self.sock, message)
+            return receive(self.sock)
+        except (OSError, EOFError) as exc:
+            raise StoreError(
+                f"the simulated GPU's store stopped answering ({exc}); restart "
+                "the kernel to get a new one."
+            ) from exc
+
+
+_ERRORS = {
+    "TypeError": TypeError,
+    "ValueError": ValueError,
+    "IndexError": IndexError,
+    "KeyError": KeyError,
+    "AttributeError": AttributeError,
+    "ZeroDivisionError": ZeroDivisionError,
+    "FloatingPointError": FloatingPointError,
+    "MemoryError": MemoryError,
+    "NotImplementedError": NotImplementedError,
+    "OverflowError": OverflowError,
+}
+
+
+def _error(reply: list[Any]) -> BaseException:
+    kind = _ERRORS.get(str(reply[1]), RuntimeError)
+    if str(reply[1]) == "LinAlgError":
+        kind = np.linalg.LinAlgError
+    return kind(str(reply[2]))
+
+
+_CONNECTION: Connection | None = None
+_LOCK = threading.Lock()
+
+
+def connection() -> Connection:
+    """This process's store: the inherited channel where one is named
+    (``COURSE_STORE_FD``), else one in this process."""
+    global _CONNECTION
+    if _CONNECTION is None:
+        with _LOCK:
+            if _CONNECTION is None:
+                fd = int(os.environ.get(STORE_FD_ENV, "-1") or -1)
+                if fd >= 0:
+                    sock = socket.socket(fileno=fd)
+                    sock.set_inheritable(False)
+                    _CONNECTION = SocketConnection(sock)
+                else:
+                    _CONNECTION = LocalConnection()
+    return _CONNECTION
+
+
+__all__ = [
+    "Connection",
+    "LocalConnection",
+    "Ref",
+    "STORE_FD_ENV",
+    "SocketConnection",
+    "StoreError",
+    "connection",
+    "decode",
+    "encode",
+]
