@@ -10,9 +10,10 @@ test's arrays, and read the counts. The kernel runs in its own user and PID
 namespaces, as nobody, under Landlock and seccomp: it cannot see the store's
 process, its memory or its descriptors, nor open a socket to it.
 
-The store exits when both channels have closed, and is stopped when the
-referee is done with the kernel (a kernel that dies and is replaced gets a
-new store, as a new process gets a new GPU context).
+Each store is forked by a warm server (one per grading worker) and exits when
+both channels have closed: the referee closes its end when it is done with
+the kernel, the kernel's end closes when the kernel exits (a kernel that dies
+and is replaced gets a new store, as a new process gets a new GPU context).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from typing import Any
 
 from course.simlink import STORE_FD_ENV, SocketConnection
 
 #: The store's address space limit (bytes): a kernel's arrays live there.
 STORE_MEMORY = 8 << 30
+_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class StoreProcess:
@@ -35,24 +38,8 @@ class StoreProcess:
     def __init__(self) -> None:
         kernel_end, data = socket.socketpair()
         ours, control = socket.socketpair()
-        env = {k: v for k, v in os.environ.items() if k != STORE_FD_ENV}
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         try:
-            self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "course.simstore",
-                    str(data.fileno()),
-                    str(control.fileno()),
-                ],
-                pass_fds=(data.fileno(), control.fileno()),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-                env=env,
-            )
+            _server().start(data.fileno(), control.fileno())
         except BaseException:
             for end in (kernel_end, ours):
                 end.close()
@@ -60,7 +47,6 @@ class StoreProcess:
         finally:
             data.close()
             control.close()
-        _limit_memory(self.process.pid)
         self._kernel_end: socket.socket | None = kernel_end
         self.control = SocketConnection(ours, control=True)
 
@@ -79,22 +65,107 @@ class StoreProcess:
         return self.control.request(["totals"])
 
     def close(self) -> None:
+        """The referee is done: the store exits once the kernel's end closes
+        too (the kernel is stopped with the notebook)."""
         self.started()
         try:
             self.control.sock.close()
         except OSError:
             pass
-        self.process.kill()  # the referee is done with this kernel's device
-        self.process.wait()
 
 
-def _limit_memory(pid: int) -> None:
-    try:
-        import resource
+class _Server:
+    """A warm, single-threaded process with the store's modules loaded, which
+    forks one store for each pair of channels it is sent (a fork costs about
+    a millisecond; a new Python with NumPy, about 150 ms a notebook)."""
 
-        resource.prlimit(pid, resource.RLIMIT_AS, (STORE_MEMORY, STORE_MEMORY))
-    except (ImportError, AttributeError, OSError, ValueError):
-        pass
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {k: v for k, v in os.environ.items() if k != STORE_FD_ENV}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        # One math thread a store: a BLAS with a thread per host CPU reserves
+        # more address space than the store's limit allows.
+        env.update(dict.fromkeys(_THREADS, "1"))
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "autograder.grading.referee.store"],
+                stdin=theirs,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                env=env,
+            )
+        finally:
+            theirs.close()
+        self.channel = ours
+        self.lock = threading.Lock()
+        self.pid = os.getpid()  # the process that started it (not a fork of it)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def start(self, data: int, control: int) -> None:
+        with self.lock:
+            socket.send_fds(self.channel, [b"store"], [data, control])
+            if not self.channel.recv(64):
+                raise RuntimeError("the store server exited")
+
+
+_SERVER: _Server | None = None
+_SERVER_LOCK = threading.Lock()
+
+
+def _server() -> _Server:
+    global _SERVER
+    with _SERVER_LOCK:
+        if _SERVER is None or not _SERVER.alive() or _SERVER.pid != os.getpid():
+            _SERVER = _Server()
+        return _SERVER
+
+
+def _limit(resource: Any) -> None:
+    """The store's address space: at most :data:`STORE_MEMORY`, never more
+    than the grader already allows."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = STORE_MEMORY if hard == resource.RLIM_INFINITY else min(hard, STORE_MEMORY)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _serve_forks(channel: socket.socket) -> None:
+    """The server's loop: one store forked for each request."""
+    import resource
+    import signal
+
+    from course.simstore import serve
+
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped
+    while True:
+        message, fds, _, _ = socket.recv_fds(channel, 64, 2)
+        if not message:
+            return
+        if len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            channel.send(b"")
+            continue
+        pid = os.fork()
+        if pid == 0:
+            channel.close()
+            code = 0
+            try:
+                os.setsid()
+                _limit(resource)
+                serve(socket.socket(fileno=fds[0]), socket.socket(fileno=fds[1]))
+            except BaseException:  # noqa: BLE001 - a store that fails just ends
+                code = 1
+            os._exit(code)
+        for fd in fds:
+            os.close(fd)
+        channel.send(b"ok")
 
 
 __all__ = ["STORE_MEMORY", "StoreProcess"]
+
+
+if __name__ == "__main__":
+    _serve_forks(socket.socket(fileno=0))
