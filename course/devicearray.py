@@ -6,20 +6,21 @@ and operators on it are requests the store runs and answers with new device
 arrays. Its data reaches the host only through the methods of
 :data:`READ_METHODS`, ``fake_cupy.asnumpy`` and NumPy functions whose output is
 on the host, each a download the store counts (a copy, and a synchronisation).
-The rules, each with CuPy's source, are listed in :mod:`course.fakecupy`, which
-exports these names.
+The requests themselves are made in :mod:`course.devicecalls`. The rules, each
+with CuPy's source, are listed in :mod:`course.fakecupy`, which exports these
+names.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
-import traceback
 from typing import Any
 
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
+from course.devicecalls import call, caller, no_host_arrays, path_of, request
 from course.simlink import Connection, Ref, connection, decode, encode
 
 #: The DeviceArray methods that copy data to the host: each call is one
@@ -41,153 +42,10 @@ READ_METHODS = (
     "__format__",
     "__reduce__",
 )
-#: NumPy functions whose output is on the host: each device array is copied home.
-_HOST_FUNCTIONS = frozenset(
-    {"save", "savez", "savez_compressed", "savetxt"}
-    | {"array2string", "array_repr", "array_str"}
-)
-#: NumPy functions that answer a Python bool; CuPy answers a 0-d device array.
-_DEVICE_BOOLS = frozenset({"allclose", "array_equal", "array_equiv"})
-_LOCAL = frozenset({"shape", "dtype", "ndim", "size", "itemsize", "nbytes"})
-
 _IMPLICIT = (
     "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
     "construct a NumPy array explicitly."
 )
-#: Modules whose frames are the counters' own, not the caller's.
-_OWN_FILES = (
-    "course/sync.py",
-    "course/fakecupy.py",
-    "course/devicearray.py",
-    "course/transfers.py",
-    "course/simlink.py",
-)
-
-
-def caller() -> str:
-    """``file:line`` of the first frame outside the course's counters, torch,
-    CuPy and NumPy (``numpy.save(f, d)`` copies inside NumPy)."""
-    for frame in reversed(traceback.extract_stack(limit=16)[:-2]):
-        name = frame.filename.replace("\\", "/")
-        if any(f"/{lib}/" in name for lib in ("torch", "cupy", "numpy")):
-            continue
-        if name.endswith(_OWN_FILES):
-            continue
-        return f"{name}:{frame.lineno}"
-    return "?"
-
-
-def _mixing_error(value: Any) -> TypeError:
-    return TypeError(
-        f"Unsupported type {type(value)}: a host (NumPy) array cannot meet a device "
-        "array in one operation. Copy it to the device with xp.asarray(...) first, "
-        "or create it with xp instead of numpy."
-    )
-
-
-def no_host_arrays(value: Any) -> Any:
-    """``value``, checked: a NumPy array (0-d too) in it is mixing, as CuPy has it."""
-    if isinstance(value, np.ndarray):
-        raise _mixing_error(value)
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            no_host_arrays(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            no_host_arrays(item)
-    return value
-
-
-def answer(node: Any, link: Connection) -> Any:
-    """The store's answer as values here: handles become device arrays."""
-
-    def ref(key: Any) -> Any:  # the store answers new handles only as "r"
-        raise ValueError("the store answered a bare handle")
-
-    value = decode(node, ref)
-    return _adopted(value, link)
-
-
-def _adopted(value: Any, link: Connection) -> Any:
-    if isinstance(value, Ref):
-        if value.shape is None:
-            return DeviceObject(value, link)
-        return DeviceArray._from_ref(value, link)
-    if type(value) is tuple:
-        return tuple(_adopted(v, link) for v in value)
-    if type(value) is list:
-        return [_adopted(v, link) for v in value]
-    return value
-
-
-def request(link: Connection, *message: Any) -> Any:
-    return answer(link.request(list(message)), link)
-
-
-def _path(fn: Any) -> str:
-    """``numpy.linalg.norm`` for NumPy's function objects."""
-    name = getattr(fn, "__name__", "")
-    for module in (np, np.linalg, np.random, np.fft):
-        if getattr(module, name, None) is fn:
-            return f"{module.__name__}.{name}"
-    return f"{getattr(fn, '__module__', '?')}.{name}"
-
-
-def call(link: Connection, path: str, args: Any, kwargs: dict) -> Any:
-    """A NumPy function on device data, run by the store."""
-    name = path.rsplit(".", 1)[-1]
-    if name in _HOST_FUNCTIONS:  # the output is on the host: a copy home each
-        fn = getattr(np, name)
-        return fn(*_downloaded(args, name), **_downloaded(kwargs, name))
-    no_host_arrays((args, kwargs))
-    result = request(link, "call", path, encode(tuple(args)), encode(kwargs))
-    if name in _DEVICE_BOOLS and not isinstance(result, DeviceArray):
-        return DeviceArray._placed_value(bool(result), link)
-    return result
-
-
-def _downloaded(value: Any, name: str) -> Any:
-    """Device arrays (also inside tuples, lists, dicts) copied to the host."""
-    if isinstance(value, DeviceArray):
-        return value._download("DeviceArray.get")
-    if isinstance(value, (list, tuple)):
-        return type(value)(_downloaded(v, name) for v in value)
-    if isinstance(value, dict):
-        return {k: _downloaded(v, name) for k, v in value.items()}
-    return value
-
-
-class DeviceObject:
-    """An object that lives on the simulated GPU (a random generator): its
-    methods run there and answer device arrays."""
-
-    __slots__ = ("_ref", "_link", "__weakref__")
-
-    def __init__(self, ref: Ref, link: Connection) -> None:
-        self._ref, self._link = ref, link
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        def method(*args: Any, **kwargs: Any) -> Any:
-            no_host_arrays((args, kwargs))
-            key = self._ref.key  # the closure keeps the object alive
-            return request(
-                self._link, "method", key, name, encode(args), encode(kwargs)
-            )
-
-        method.__name__ = name
-        return method
-
-    def __del__(self) -> None:
-        try:
-            self._link.frees.append(self._ref.key)
-        except Exception:  # noqa: BLE001 - at interpreter exit
-            pass
-
-    def __repr__(self) -> str:
-        return f"<{self._ref.kind} on simgpu:0>"
 
 
 class DeviceArray(NDArrayOperatorsMixin):
@@ -221,10 +79,6 @@ class DeviceArray(NDArrayOperatorsMixin):
         array = cls.__new__(cls)
         array._set(ref, link or connection())
         return array
-
-    @classmethod
-    def _placed_value(cls, value: Any, link: Connection) -> DeviceArray:
-        return request(link, "call", "numpy.asarray", encode((value,)), encode({}))
 
     @staticmethod
     def _course_handle(array: DeviceArray) -> bytes:
@@ -292,7 +146,7 @@ class DeviceArray(NDArrayOperatorsMixin):
         return result
 
     def __array_function__(self, func, types_, args, kwargs):
-        return call(self._link, _path(func), args, kwargs)
+        return call(self._link, path_of(func), args, kwargs)
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(_IMPLICIT)
@@ -453,4 +307,3 @@ class _FlatIter:
 
 
 DeviceArray.__module__ = "course.fakecupy"  # its public home, as before the split
-DeviceObject.__module__ = "course.fakecupy"

@@ -62,15 +62,8 @@ from typing import Any
 
 import numpy as np
 
-from course.devicearray import (
-    _IMPLICIT,
-    READ_METHODS,
-    DeviceArray,
-    DeviceObject,
-    call,
-    caller,
-    request,
-)
+from course.devicearray import _IMPLICIT, READ_METHODS, DeviceArray
+from course.devicecalls import DeviceObject, call, caller, request
 from course.simlink import connection, encode
 from course.transfers import Transfer, TransferCounter
 

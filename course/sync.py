@@ -45,7 +45,7 @@ from typing import Any
 
 import torch
 
-from course.devicearray import caller
+from course.devicecalls import caller
 from course.transfers import StoreWindow
 
 #: Tensor methods that hand a value to Python: one sync when the tensor is on

@@ -360,31 +360,16 @@ class Link:
             self._callbacks[self._cids[key]] = value
         return ["r", self._cids[key]]
 
-    # The simulated GPU: device arrays cross as handles in the kernel's store,
-    # whose data the referee reads and places through the control channel.
+    # The simulated GPU: device arrays cross as handles in the kernel's store.
     def _from_store(self, key: Any) -> Any:
-        """A device array of the kernel's, as a copy in this process's store."""
-        from course.devicearray import answer
-        from course.fakecupy import DeviceArray  # its public home, loaded here
-        from course.simlink import connection, decode
+        from autograder.grading.referee.store import copy_from
 
-        if self.store is None:
-            raise ValueError("a device array, but this kernel has no store")
-        data = decode(self.store.request(["fetch", bytes(key)]), None)
-        here = connection()
-        copy = answer(here.request(["put", _encoded(data)]), here)
-        if not isinstance(copy, DeviceArray):
-            raise ValueError("the store answered no device array")
-        return copy
+        return copy_from(self.store, key)
 
     def _to_store(self, value: Any) -> list[Any]:
-        """A device array of the test's, placed in the kernel's store."""
-        from course.simlink import decode
+        from autograder.grading.referee.store import place
 
-        if self.store is None:
-            raise ValueError("a device array, but this kernel has no store")
-        ref = decode(self.store.request(["put", _encoded(value._peek())]), None)
-        return ["F", ref.dtype, ref.shape, value.device_name, ref.key]
+        return place(self.store, value)
 
     def materialize(self, value: Any) -> Any:
         """``value`` with every proxy in it replaced by its data where it has
@@ -399,12 +384,6 @@ class Link:
         if kind is dict:
             return {k: self.materialize(v) for k, v in value.items()}
         return value
-
-
-def _encoded(data: Any) -> Any:
-    from course.simlink import encode
-
-    return encode(data)
 
 
 class _Missing:

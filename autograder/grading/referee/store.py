@@ -25,7 +25,7 @@ import sys
 import threading
 from typing import Any
 
-from course.simlink import STORE_FD_ENV, SocketConnection
+from course.simlink import STORE_FD_ENV, SocketConnection, encode
 
 #: The store's address space limit (bytes): a kernel's arrays live there.
 STORE_MEMORY = 8 << 30
@@ -72,6 +72,33 @@ class StoreProcess:
             self.control.sock.close()
         except OSError:
             pass
+
+
+def copy_from(control: Any, key: Any) -> Any:
+    """A device array of the kernel's, read through the control channel, as a
+    copy in this process's own store."""
+    from course.devicecalls import answer
+    from course.fakecupy import DeviceArray  # its public home, loaded here
+    from course.simlink import connection, decode
+
+    if control is None:
+        raise ValueError("a device array, but this kernel has no store")
+    data = decode(control.request(["fetch", bytes(key)]), None)
+    here = connection()
+    copy = answer(here.request(["put", encode(data)]), here)
+    if not isinstance(copy, DeviceArray):
+        raise ValueError("the store answered no device array")
+    return copy
+
+
+def place(control: Any, value: Any) -> list[Any]:
+    """A device array of the test's, placed in the kernel's store: its node."""
+    from course.simlink import decode
+
+    if control is None:
+        raise ValueError("a device array, but this kernel has no store")
+    ref = decode(control.request(["put", encode(value._peek())]), None)
+    return ["F", ref.dtype, ref.shape, value.device_name, ref.key]
 
 
 class _Server:
@@ -164,7 +191,7 @@ def _serve_forks(channel: socket.socket) -> None:
         channel.send(b"ok")
 
 
-__all__ = ["STORE_MEMORY", "StoreProcess"]
+__all__ = ["STORE_MEMORY", "StoreProcess", "copy_from", "place"]
 
 
 if __name__ == "__main__":
