@@ -5,10 +5,11 @@ Expected to forge. Torch tensors do not live in the simulated GPU's store:
 torch's syncs are still counted in the student's kernel, where this reaches
 them, so the forgery earns train's points (the score written here is the
 forged one; its control, `clears_the_sync_counter`, earns 9). The README's
-guarantees table lists it. The submission is listed for review.
+guarantees table lists it. The static scan does not list it: `getattr` on a
+counter is ordinary Python.
 """
 # score: 12
-# review: yes
+# review: no
 # %% 03-train
 def train(model, X, y, num_epochs, log_every, lr=0.1):
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
