@@ -15,59 +15,17 @@ and compared here (:meth:`Link.materialize`), never the object's own
 
 from __future__ import annotations
 
-import builtins
 import time
 import weakref
 from typing import Any
 
 from autograder.grading.referee import wire
+from autograder.grading.referee.errors import KernelGone, TestTimeout, remote_exception
 from autograder.grading.referee.proxy import Proxy
 from autograder.grading.referee.writeback import write_back
 
 #: Seconds the kernel gets to answer once it has been interrupted.
 GRACE_S = 5.0
-_EXCEPTIONS: dict[tuple[str, str, str], type] = {}
-
-
-class KernelGone(RuntimeError):
-    """The kernel died, was stopped, or broke the channel: no test can run there."""
-
-
-class TestTimeout(Exception):
-    """The test ran past its time (the kernel was interrupted)."""
-
-
-def remote_exception(info: Any) -> BaseException:
-    """The kernel's exception, raised here as a class of the same name and bases:
-    a built-in class for built-in exceptions, else a new class under the
-    nearest built-in one, so that ``except ValueError`` still catches it."""
-    if not isinstance(info, dict):
-        return RuntimeError(str(info)[:500])
-    name, module = str(info.get("type", "Exception")), str(info.get("module", ""))
-    mro = [str(m) for m in info.get("mro") or []][:32]
-    message = str(info.get("message", ""))
-    kind = getattr(builtins, name, None) if module == "builtins" else None
-    if not (isinstance(kind, type) and issubclass(kind, BaseException)):
-        base = next(
-            (
-                getattr(builtins, m)
-                for m in mro[1:]
-                if isinstance(getattr(builtins, m, None), type)
-                and issubclass(getattr(builtins, m), Exception)
-            ),
-            Exception,
-        )
-        key = (module, name, base.__name__)
-        if key not in _EXCEPTIONS:
-            _EXCEPTIONS[key] = type(name, (base,), {"__module__": module})
-        kind = _EXCEPTIONS[key]
-    if issubclass(kind, KeyboardInterrupt) or not issubclass(kind, Exception):
-        kind = RuntimeError  # the kernel's SystemExit or interrupt stays the kernel's
-        message = f"{name}: {message}"
-    exc = kind(message)
-    exc._course_mro = tuple(mro) or (name,)  # type: ignore[attr-defined]
-    exc._course_traceback = str(info.get("traceback", ""))[-4000:]  # type: ignore[attr-defined]
-    return exc
 
 
 class Link:
