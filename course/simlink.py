@@ -165,8 +165,6 @@ class Connection:
 
     ``frees``: handles this process dropped, sent with the next request."""
 
-    control = False
-
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self.frees: list[bytes] = []
@@ -184,9 +182,8 @@ class Connection:
 
 
 class LocalConnection(Connection):
-    """A store in this process, through the same codec as a remote one."""
-
-    control = True
+    """A store in this process, through the same codec as a remote one (this
+    process holds its control too: nothing here is a grader's secret)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -205,10 +202,9 @@ class LocalConnection(Connection):
 class SocketConnection(Connection):
     """A store in another process, over a connected stream socket."""
 
-    def __init__(self, sock: socket.socket, control: bool = False) -> None:
+    def __init__(self, sock: socket.socket) -> None:
         super().__init__()
         self.sock = sock
-        self.control = control
 
     def _exchange(self, message: list[Any]) -> Any:
         try:

@@ -15,8 +15,6 @@ def _kernel_side(store: Store):
     """A connection that talks to ``store`` as a kernel does (no control)."""
 
     class Kernel(LocalConnection):
-        control = False
-
         def __init__(self) -> None:
             super().__init__()
             self.store = store

@@ -48,7 +48,7 @@ class StoreProcess:
             data.close()
             control.close()
         self._kernel_end: socket.socket | None = kernel_end
-        self.control = SocketConnection(ours, control=True)
+        self.control = SocketConnection(ours)
 
     def kernel_fd(self) -> int:
         """The descriptor the kernel inherits (-1 once it has it)."""
