@@ -21,8 +21,10 @@ at most 64 threads): one OS thread per CUDA thread, and every access recorded.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from typing import Any
 
 from course.env import force_cpu
 
@@ -158,8 +160,21 @@ from course.racecheck import (  # noqa: E402 - one import for the lessons
     race_check,
 )
 
+
+def checked() -> Any:
+    """:func:`race_check` where kernels run in numba's simulator; on a GPU the
+    launches run unchecked and the block's report is None
+    (``with checked() as report:``)."""
+    from numba import config
+
+    if config.ENABLE_CUDASIM:
+        return race_check()
+    return contextlib.nullcontext()
+
+
 __all__ = [
     "CheckReport",
+    "checked",
     "DivergentBarrierError",
     "KernelRaceError",
     "choose_target",

@@ -6,7 +6,9 @@ random generator) under a 128-bit random id, and answers requests
 GPU's driver would see it:
 
 * a **launch** for every op that computes (a NumPy function, ufunc or array
-  method on device data, an index, an assignment);
+  method on device data, an index, an assignment) and for every numba-cuda
+  kernel launch, with the copies numba makes of host arrays
+  (:mod:`course.simkernels`);
 * an **upload** (host to device) or a **download** (device to host) for every
   copy, with its bytes; a download is also a **sync**;
 * a **sync** for an error, which CUDA reports at the next synchronisation,
@@ -104,7 +106,12 @@ _MAX_EVENTS = 200_000
 class Store:
     """Device memory and its counters (see the module)."""
 
-    def __init__(self) -> None:
+    def __init__(self, launcher: Any = None) -> None:
+        from course.simkernels import run_here
+
+        #: Runs a kernel launch (:mod:`course.simkernels`): in this process
+        #: unless the grader gives a confined child.
+        self.launcher = launcher or run_here
         self.objects: dict[bytes, Any] = {}
         self.versions: dict[bytes, int] = {}
         self.counts: Counter[str] = Counter()
@@ -271,6 +278,11 @@ class Store:
         self._launch("join")
         return self._new(np.array(self._value(nested), dtype=self._value(dtype)))
 
+    def launch(self, *args: Any) -> Any:
+        from course.simkernels import store_launch
+
+        return store_launch(self, *args)
+
     def meta(self, key: Any) -> Any:
         data = self._array(key)
         return [list(data.shape), data.dtype.str, self.versions.get(bytes(key), 0)]
@@ -295,7 +307,17 @@ class Store:
             "counts": dict(self.counts),
             "by_op": dict(self.by_op),
             "arrays": len(self.objects),
+            "process": _process(),
         }
+
+
+def _process() -> dict[str, Any]:
+    """Where the store runs: its pid, user and PID namespace."""
+    try:
+        namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        namespace = ""
+    return {"pid": os.getpid(), "uid": os.getuid(), "pid_namespace": namespace}
 
 
 def _keys_in(node: Any) -> list[bytes]:
@@ -316,6 +338,7 @@ _OPS = {
     "getitem": Store.getitem,
     "setitem": Store.setitem,
     "join": Store.join,
+    "launch": Store.launch,
     "meta": Store.meta,
     "mark": Store.mark,
     "since": Store.since,
@@ -323,10 +346,10 @@ _OPS = {
 _CONTROL = {"fetch": Store.fetch, "put": Store.put, "totals": Store.totals}
 
 
-def serve(data: socket.socket, control: socket.socket) -> None:
+def serve(data: socket.socket, control: socket.socket, launcher: Any = None) -> None:
     """Answer the kernel on ``data`` and the grader on ``control`` until both
-    have closed."""
-    store = Store()
+    have closed (kernel launches run by ``launcher``, see :class:`Store`)."""
+    store = Store(launcher)
     selector = selectors.DefaultSelector()
     selector.register(data, selectors.EVENT_READ, False)
     selector.register(control, selectors.EVENT_READ, True)

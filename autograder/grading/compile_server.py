@@ -88,7 +88,7 @@ def serve(cc: tuple[int, int]) -> None:
             null = os.open(os.devnull, os.O_RDONLY)
             os.dup2(null, 0)
             os.close(null)
-            _in_own_namespace(libc)
+            in_own_namespace(libc)
             _child(cuda, request, write)
         os.close(write)
         send(child=pid)
@@ -122,7 +122,7 @@ def _end_with_parent(libc: Any) -> None:
         end()
 
 
-def _in_own_namespace(libc: Any) -> None:
+def in_own_namespace(libc: Any) -> None:
     """In a request's process: the rest runs as PID 1 of a new PID namespace
     (the Linux kernel kills whatever it leaves behind when it exits), below a
     stand-in that dies with the server and takes the namespace with it.

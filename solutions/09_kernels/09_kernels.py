@@ -27,6 +27,14 @@
 # runs your kernel as Python, so it would also run a NumPy call such as `np.dot`
 # inside a kernel, which the CUDA compiler refuses. Inside kernels use only indexing,
 # arithmetic, `math` functions and `cuda.*` calls, as this lesson does.
+#
+# `with checked() as report:` runs `race_check` on the simulator (on a GPU the
+# launches run unchecked and `report` is None). When your notebook is graded,
+# the kernels a test launches run on the grader's simulated GPU, in a process
+# of their own: there a NumPy array you pass to a kernel is copied to the
+# device before the launch and back after it, as numba does on a real GPU
+# (numba-cuda's documentation, "Data transfer"), and each copy is counted.
+# Your kernel's source is what runs, and what must compile for a GPU.
 
 # %%
 from course.cudasim import choose_target, describe_target
@@ -35,7 +43,6 @@ TARGET = choose_target()  # before numba.cuda is imported: "gpu" or "simulator"
 print(f"kernels run on: {TARGET}. {describe_target(TARGET)}")
 
 # %%
-import contextlib
 import textwrap
 import time
 
@@ -47,12 +54,9 @@ from numba import cuda
 
 from course import gpumodel
 from course.checks import check_close, check_equal, check_type
-from course.cudasim import DivergentBarrierError, KernelRaceError, race_check
+from course.cudasim import DivergentBarrierError, KernelRaceError, checked, race_check
 from course.devices import cupy_usable
 from course.plots import show
-
-# On the simulator every launch below is checked for races; on a GPU it runs.
-checked = race_check if numba_config.ENABLE_CUDASIM else contextlib.nullcontext
 
 # %% [markdown]
 # ## 1. Threads, blocks and the grid
@@ -210,7 +214,7 @@ with checked():
                        _out)
 check_close(_out, [2.0, 2.0], name="saxpy of 1 * ones + ones")
 ### BEGIN HIDDEN TESTS
-from course.results import Approx, submit
+from course.results import Approx, Bound, submit
 
 _rng = np.random.default_rng(90)
 _got = {}
@@ -222,11 +226,14 @@ for _n, _blocks, _tpb, _dtype in ((1, 1, 32, np.float32), (33, 1, 32, np.float32
     _out = np.zeros(_n, dtype=_dtype)
     _label = f"saxpy n={_n}, grid {_blocks}x{_tpb}, {np.dtype(_dtype).name}"
     try:
-        with checked():
+        with checked() as _report:
             saxpy_kernel[_blocks, _tpb](_dtype(-1.5), _x, _y, _out)
         _got[_label] = Approx(_out, rtol=1e-6, atol=1e-6)
+        if _report is not None:
+            _got[f"{_label}: launches"] = Bound(_report.launches, 1, 1)
     except Exception as _exc:  # noqa: BLE001 - recorded, compared by the grader
-        _got[_label] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
+        for _key in (_label, f"{_label}: launches"):  # both say what went wrong
+            _got[_key] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
 submit(_got)
 ### END HIDDEN TESTS
 

@@ -40,3 +40,65 @@ def test_a_store_in_another_process_answers_as_this_one():
 
 def _dup(fd: int) -> int:
     return os.dup(fd)
+
+
+def test_the_store_runs_apart_from_the_grader_and_the_kernel():
+    """Its own PID namespace (PID 1 there), and, under a root grader, a user
+    that is neither root nor the kernel's nobody."""
+    from autograder.grading.kernel.nobody import NOBODY
+    from autograder.grading.referee.store import STORE_USER
+
+    process = StoreProcess()
+    try:
+        where = process.totals()["process"]
+    finally:
+        process.close()
+    ours = os.readlink("/proc/self/ns/pid")
+    if not where["pid_namespace"] or where["pid_namespace"] == ours:
+        pytest.skip("this machine refuses PID namespaces")
+    assert where["pid"] == 1
+    if os.geteuid() == 0:
+        assert where["uid"] == STORE_USER != NOBODY
+    else:
+        assert where["uid"] == os.getuid()
+
+
+_SAXPY = """from numba import cuda
+@cuda.jit
+def saxpy(a, x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = a * x[i]
+"""
+_ESCAPES = """from numba import cuda
+import os
+@cuda.jit
+def escapes(out):
+    out[0] = len(os.listdir("/proc/1/fd"))
+"""
+
+
+def test_a_kernel_launch_runs_in_a_child_of_the_store_and_is_counted_there():
+    """The launch's arrays go up and come back (counted by the store); the
+    kernel's source runs in the store's confined child, which holds none of
+    the store's descriptors."""
+    process = StoreProcess(kernels=True)
+    try:
+        kernel = SocketConnection(socket.socket(fileno=_dup(process.kernel_fd())))
+        process.started()
+        x = np.arange(5, dtype=np.float64)
+        nodes = [["value", 3.0], ["host", encode(x)], ["host", encode(np.zeros(5))]]
+        reply = kernel.request(["launch", "saxpy", _SAXPY, [2], [4], 0, nodes])
+        assert reply[0] == "done"
+        np.testing.assert_array_equal(decode(reply[1][2], None), 3 * x)
+        counts = process.totals()["counts"]
+        assert counts["launch"] == 1 and counts["upload"] == counts["download"] == 2
+        assert counts["upload_bytes"] == 80
+        nodes = [["host", encode(np.zeros(1))]]
+        reply = kernel.request(["launch", "escapes", _ESCAPES, [1], [1], 0, nodes])
+        if reply[0] == "done":  # where the child could list PID 1's descriptors
+            assert decode(reply[1][0], None)[0] <= 3  # stdin, stdout, stderr
+        else:
+            assert reply[1] in ("PermissionError", "FileNotFoundError")
+    finally:
+        process.close()

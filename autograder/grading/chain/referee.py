@@ -42,6 +42,8 @@ SKIP_TAG = "skip-execution"
 PLAN, RECORDS = "referee", "records"
 #: Lessons that import these get a simulated GPU whose store is the grader's.
 STORE_MODULES = ("course.fakecupy", "course.transfers", "course.devicearray")
+#: Lessons that import these launch numba-cuda kernels, which the store runs.
+KERNEL_MODULES = ("course.cudasim", "numba.cuda", "numba")
 _SERVE = "__import__('autograder.grading.referee.agent', fromlist=['serve']).serve({})"
 
 
@@ -67,12 +69,15 @@ class Referee(NbGraderPreprocessor):
         found.pop(RECORDS, None)
         info = resources.get("nbgrader", {})
         names = lesson_imports(lesson)
+        modules = list(names.values())
         found[PLAN] = {
             "tests": tests,
             "names": names,
             "lesson": info.get("assignment"),
             # the simulated GPU's store, for a lesson that uses its arrays
-            "store": any(m in STORE_MODULES for m, _ in names.values()),
+            # or launches kernels (which run there)
+            "store": any(m in STORE_MODULES + KERNEL_MODULES for m, _ in modules),
+            "kernels": any(m in KERNEL_MODULES for m, _ in modules),
         }
         return nb, resources
 
@@ -113,7 +118,7 @@ class RefereeClient:
             if self._plan.get("store"):
                 from autograder.grading.referee.store import StoreProcess
 
-                self._store = StoreProcess()
+                self._store = StoreProcess(bool(self._plan.get("kernels")))
 
     def referee_fd(self) -> int:
         """The kernel's end of the channel (-1: none)."""

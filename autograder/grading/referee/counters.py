@@ -14,6 +14,10 @@ classes, whatever name the lesson or the test imported them under:
   (torch tensors do not live in the store: the README's guarantees table says
   what that leaves open).
 
+* :func:`kernel_check`: :func:`course.cudasim.checked` (and ``race_check``)
+  whose report (launches, barriers, blocks) is the store's: the store ran each
+  kernel the block launched, race-checked (:mod:`course.simkernels`).
+
 A kernel with no store (a lesson that uses only torch) keeps the kernel's own
 ``TransferCounter``; its ``SyncCounter`` is this one, counting torch alone.
 """
@@ -31,6 +35,9 @@ COUNTERS = {
     ("course.sync", "SyncCounter"): "sync",
     ("course.transfers", "TransferCounter"): "transfer",
     ("course.fakecupy", "TransferCounter"): "transfer",
+    ("course.cudasim", "checked"): "kernels",
+    ("course.cudasim", "race_check"): "kernels",
+    ("course.racecheck", "race_check"): "kernels",
 }
 
 
@@ -98,10 +105,41 @@ class SyncCounter:
         return self._link.call("getattr", self._remote, name)
 
 
+class _KernelCheck:
+    """One ``with checked() as report:`` block, reported by the store."""
+
+    def __init__(self, store: Any) -> None:
+        from course.racecheck import CheckReport
+
+        self._store, self.report = store, CheckReport()
+
+    def __enter__(self) -> Any:
+        self._mark = self._store.request(["mark"])
+        return self.report
+
+    def __exit__(self, *exc: object) -> None:
+        for event in self._store.request(["since", self._mark]):
+            if event[0] == "kernel":  # [kind, name, barriers, where]
+                self.report.launches += 1
+                self.report.barriers += int(event[2])
+
+
+def kernel_check(store: Any) -> Any:
+    """``checked``/``race_check`` as a test calls them, on the kernel's store."""
+
+    def make() -> _KernelCheck:
+        return _KernelCheck(store)
+
+    make.__name__ = make.__qualname__ = "checked"
+    return make
+
+
 def counter_for(kind: str, link: Any) -> Any:
     """The referee's class for a counter of ``kind`` on ``link``'s store."""
     if kind == "transfer":
         return transfer_counter(link.store)
+    if kind == "kernels":
+        return kernel_check(link.store)
 
     def make(simulate: bool | None = None) -> SyncCounter:
         return SyncCounter(link, link.store, simulate)
@@ -110,4 +148,10 @@ def counter_for(kind: str, link: Any) -> Any:
     return make
 
 
-__all__ = ["COUNTERS", "SyncCounter", "counter_for", "transfer_counter"]
+__all__ = [
+    "COUNTERS",
+    "SyncCounter",
+    "counter_for",
+    "kernel_check",
+    "transfer_counter",
+]

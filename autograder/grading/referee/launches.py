@@ -1,4 +1,5 @@
-"""What a simulated CUDA kernel launch needs to be compiled later, for a real GPU.
+"""What a simulated CUDA kernel launch needs to be compiled later, for a real GPU,
+and to run on the grader's store.
 
 Grading kernels run numba-cuda's simulator, which runs a kernel as Python and so
 accepts what CUDA never would. The agent (:mod:`autograder.grading.referee.agent`)
@@ -7,7 +8,9 @@ source (a kernel defined inside a function too), the values its source reads
 from outside (its closure cells and the notebook's globals, numbers and dtypes
 only), the device functions it calls, and the numba signature of the launch.
 :func:`compile_source` turns one record into a module that numba-cuda's
-compiler can load (:mod:`autograder.grading.cuda_compile`).
+compiler can load (:mod:`autograder.grading.cuda_compile`). The same module
+is what the store runs (:mod:`course.simkernels`): a test's launch never runs
+in the student's process.
 """
 
 from __future__ import annotations
@@ -129,19 +132,38 @@ def compile_source(
     return "\n".join(lines) + "\n"
 
 
+def _store_link() -> Any:
+    """The grader's store this kernel was given, if any."""
+    import os
+
+    from course.simlink import STORE_FD_ENV, SocketConnection, connection
+
+    if not os.environ.get(STORE_FD_ENV):
+        return None
+    link = connection()
+    return link if isinstance(link, SocketConnection) else None
+
+
 def watch_launches(found: list[list[Any]]) -> Any:
-    """Record each simulated CUDA kernel launch (to compile it after the test);
+    """Record each simulated CUDA kernel launch (to compile it after the test)
+    and, where the kernel has the grader's store, have the store run it;
     return a function that stops recording."""
     simulated = sys.modules.get("numba.cuda.simulator.kernel")
     if simulated is None:
         return None
     launch = simulated.FakeCUDAKernel.__call__
 
+    store = _store_link()
+
     def recorded(self: Any, *args: Any) -> Any:
         if not (self._device or simulated._kernel_context):
             record = launch_record(self, args)
             if record not in found:
                 found.append(record)
+            if store is not None:  # the store runs it (course.simkernels)
+                from course.simkernels import launch_on_store
+
+                return launch_on_store(self, args, record[2], store)
         return launch(self, *args)
 
     simulated.FakeCUDAKernel.__call__ = recorded

@@ -1,8 +1,10 @@
 """One kernel's simulated GPU: a store process the grader starts beside it.
 
 The store (:mod:`course.simstore`) holds the device arrays of the student's
-kernel and counts every op, copy and sync. It runs in a process of the
-grader's, started for each kernel of a lesson that uses the simulated GPU,
+kernel and counts every op, copy and sync. It runs as PID 1 of a PID
+namespace of its own, as a user of its own (:data:`STORE_USER` under a root
+grader; a user namespace of its own otherwise), not dumpable, started for
+each kernel of a lesson that uses the simulated GPU,
 with two socket pairs: the kernel inherits one end of the *data* channel
 (``COURSE_STORE_FD``) and holds nothing else of the store; the referee keeps
 the *control* channel, which alone may read data without a count, place the
@@ -23,23 +25,32 @@ import socket
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from course.simlink import STORE_FD_ENV, SocketConnection, encode
 
 #: The store's address space limit (bytes): a kernel's arrays live there.
 STORE_MEMORY = 8 << 30
+#: The uid and gid a root grader's stores run as: neither root nor the
+#: kernel's nobody (65534).
+STORE_USER = 65533
+_PR_SET_DUMPABLE = 4
 _THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class StoreProcess:
     """A store and its two channels (see the module)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kernels: bool = False) -> None:
+        """``kernels``: the lesson launches numba-cuda kernels (the server
+        loads numba's simulator once, before it forks this store)."""
         kernel_end, data = socket.socketpair()
         ours, control = socket.socketpair()
         try:
-            _server().start(data.fileno(), control.fileno())
+            _server().start(data.fileno(), control.fileno(), kernels)
         except BaseException:
             for end in (kernel_end, ours):
                 end.close()
@@ -113,6 +124,7 @@ class _Server:
         # One math thread a store: a BLAS with a thread per host CPU reserves
         # more address space than the store's limit allows.
         env.update(dict.fromkeys(_THREADS, "1"))
+        env["NUMBA_ENABLE_CUDASIM"] = "1"  # kernels run in the simulator
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "autograder.grading.referee.store"],
@@ -131,14 +143,17 @@ class _Server:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def start(self, data: int, control: int) -> None:
+    def start(self, data: int, control: int, kernels: bool = False) -> None:
         with self.lock:
-            socket.send_fds(self.channel, [b"store"], [data, control])
+            kind = b"store+kernels" if kernels else b"store"
+            socket.send_fds(self.channel, [kind], [data, control])
             if not self.channel.recv(64):
                 raise RuntimeError("the store server exited")
 
 
 _SERVER: _Server | None = None
+#: A store's scratch folder for its launches' children ('' until one launches).
+_SCRATCH = ""
 _SERVER_LOCK = threading.Lock()
 
 
@@ -158,6 +173,154 @@ def _limit(resource: Any) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _apart() -> None:
+    """In a store's process: the store runs as PID 1 of a PID namespace of
+    its own, as :data:`STORE_USER` when the grader is root (in a user
+    namespace of its own otherwise), and cannot be traced or dumped. Where
+    namespaces are refused it runs as it is, still apart from the kernel,
+    which is in namespaces of its own."""
+    import ctypes
+    import signal
+
+    from autograder.grading.compile_server import in_own_namespace
+
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the stand-in waits for it
+    libc = ctypes.CDLL(None, use_errno=True)
+    in_own_namespace(libc)
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setresgid(STORE_USER, STORE_USER, STORE_USER)
+        os.setresuid(STORE_USER, STORE_USER, STORE_USER)
+    libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def _launch_apart(request: dict[str, Any]) -> dict[str, Any]:
+    """A numba-cuda kernel launch (:mod:`course.simkernels`) in a child of the
+    store: it holds none of the store's channels, runs confined as a grading
+    kernel is (Landlock, seccomp), with the store's memory cap and a time
+    limit, and sends back the arrays and the race checker's report."""
+    import msgpack
+
+    from course.simkernels import LAUNCH_SECONDS
+
+    global _SCRATCH
+    if not _SCRATCH:
+        import tempfile
+
+        _SCRATCH = tempfile.mkdtemp(prefix="course-launch-")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's half, seen through its reply
+        os.close(read)
+        reply: list[Any]
+        try:
+            os.closerange(3, write)
+            os.closerange(write + 1, 1 << 16)
+            _confine_launch()
+            report = _run_kernel()(request)
+            reply = ["ok", report, [encode(a) for a in request["args"]]]
+        except BaseException as exc:  # noqa: BLE001 - the kernel's, for the student
+            reply = ["err", type(exc).__name__, str(exc)[:2000]]
+        try:
+            with os.fdopen(write, "wb") as out:
+                out.write(msgpack.packb(reply, use_bin_type=True))
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        body = _read_until(read, pid, LAUNCH_SECONDS)
+    finally:
+        os.close(read)
+    if body is None:
+        raise TimeoutError(
+            f"the kernel ran past {LAUNCH_SECONDS:.0f} s in the simulator: check "
+            "its loops end, and launch it on a few blocks of at most 64 threads"
+        )
+    try:
+        reply = msgpack.unpackb(body, raw=False, strict_map_key=False)
+    except ValueError:
+        raise RuntimeError("the kernel's process ended without an answer") from None
+    if reply[0] != "ok":
+        raise _kernel_error(str(reply[1]), str(reply[2]))
+    from course.simlink import decode
+
+    return {**reply[1], "args": [decode(a, None) for a in reply[2]]}
+
+
+def _load_for_launches() -> None:
+    """What a launch needs, loaded in the server before it forks a store: a
+    store's user may not read the course's files."""
+    import msgpack  # noqa: F401
+
+    import autograder.grading.cuda_compile  # noqa: F401
+    import autograder.grading.kernel.sandbox  # noqa: F401
+    import autograder.grading.kernel.seccomp  # noqa: F401
+    import course.racecheck  # noqa: F401
+
+    run = _run_kernel()  # numba's simulator
+    for source in _WARM_UP:  # what a launch and its errors import on the way
+        try:
+            run({"name": "k", "source": source, "grid": [1], "block": [2],
+                 "shared": 0, "args": [np.zeros(1)]})  # fmt: skip
+        except Exception:  # noqa: BLE001 - the errors are the point
+            import traceback
+
+            traceback.format_exc()
+
+
+_WARM_UP = (
+    "from numba import cuda\n@cuda.jit\ndef k(x):\n"
+    "    s = cuda.shared.array(2, x.dtype)\n    s[cuda.threadIdx.x] = 1\n"
+    "    cuda.syncthreads()\n    x[0] = s[1]\n",
+    "from numba import cuda\n@cuda.jit\ndef k(x):\n    x[0] = cuda.threadIdx.x\n",
+    "from numba import cuda\n@cuda.jit\ndef k(x):\n    x[5] = 1\n",
+)
+
+
+def _run_kernel() -> Any:
+    from course.simkernels import run_kernel
+
+    return run_kernel
+
+
+def _kernel_error(kind: str, text: str) -> Exception:
+    error = type(kind, (Exception,), {})  # the name is what the student sees
+    return error(text)
+
+
+def _read_until(read: int, pid: int, seconds: float) -> bytes | None:
+    """The child's whole reply, or None if it ran past ``seconds`` (killed)."""
+    import select
+    import signal
+    import time
+
+    chunks, deadline = [], time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([read], [], [], left)[0]:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        chunk = os.read(read, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.waitpid(pid, 0)
+    return b"".join(chunks)
+
+
+def _confine_launch() -> None:
+    """The launch's child: a scratch folder of its own, then confined."""
+    import resource
+
+    from autograder.grading.cuda_compile import _confine
+    from course.simkernels import LAUNCH_SECONDS
+
+    seconds = int(LAUNCH_SECONDS) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+    _confine(Path(_SCRATCH))
+
+
 def _serve_forks(channel: socket.socket) -> None:
     """The server's loop: one store forked for each request."""
     import resource
@@ -175,6 +338,8 @@ def _serve_forks(channel: socket.socket) -> None:
                 os.close(fd)
             channel.send(b"")
             continue
+        if message == b"store+kernels":
+            _load_for_launches()
         pid = os.fork()
         if pid == 0:
             channel.close()
@@ -182,16 +347,25 @@ def _serve_forks(channel: socket.socket) -> None:
             try:
                 os.setsid()
                 _limit(resource)
-                serve(socket.socket(fileno=fds[0]), socket.socket(fileno=fds[1]))
+                _apart()
+                serve(
+                    socket.socket(fileno=fds[0]),
+                    socket.socket(fileno=fds[1]),
+                    _launch_apart,
+                )
             except BaseException:  # noqa: BLE001 - a store that fails just ends
                 code = 1
+            if _SCRATCH:
+                import shutil
+
+                shutil.rmtree(_SCRATCH, ignore_errors=True)
             os._exit(code)
         for fd in fds:
             os.close(fd)
         channel.send(b"ok")
 
 
-__all__ = ["STORE_MEMORY", "StoreProcess", "copy_from", "place"]
+__all__ = ["STORE_MEMORY", "STORE_USER", "StoreProcess", "copy_from", "place"]
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """Redefines the lesson's ``checked`` as a no-op and sums on the host.
 
-``checked`` is the lesson's race checker. The tests use the kernel's
-``checked``, as the student's own notebook does: the no-op reports nothing,
-so the tests make fewer checks than the reference and fail. That costs the
-fused task's tests as well, exactly as it does when the student runs them.
+``checked`` is the lesson's race checker. The tests use the grader's
+``checked``, whose report is the store's: the store ran every kernel the block
+launched. The no-op changes nothing the tests read; the host sum launches no
+kernel, so the reduction's tests fail, and only those.
 """
-# score: 6
-# zero: 09-reduce-test, 09-reduce-hidden-test, 09-fused-test, 09-fused-hidden-test
+# score: 9
+# zero: 09-reduce-test, 09-reduce-hidden-test
 # review: no
 # %% 09-reduce
 import contextlib

@@ -1,0 +1,171 @@
+"""numba-cuda kernel launches on the simulated GPU's store.
+
+In grading, a kernel a test launches does not run in the student's process:
+the launch is a request to the store (:mod:`course.simstore`), which runs the
+kernel's source in numba's CUDA simulator, under :func:`course.racecheck.
+race_check`, in a confined child of its own (the grader supplies it), and
+counts what a GPU's driver would see:
+
+* one **launch** per kernel, with its barriers, as a ``kernel`` event;
+* for each **host** array argument, the copies numba makes on a real GPU: the
+  array goes up before the kernel and comes back after it (numba cannot know
+  which arguments the kernel wrote), so an **upload** and a **download** with
+  their bytes, and the copy back is a **sync**.
+
+A device array made with ``cuda.to_device`` travels with the launch as
+device data: it costs no copy. The kernel's source is what the CUDA compiler
+is given too (``autograder.grading.referee.launches``): what the store runs
+is what must compile for a GPU.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from course.simlink import decode, encode
+
+#: Seconds one launch may run in the store's child (the simulator runs a
+#: thread per CUDA thread; graded launches take well under a second).
+LAUNCH_SECONDS = 60.0
+
+
+# --- in the student's process -------------------------------------------------
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        return "host"
+    if hasattr(value, "copy_to_host") and hasattr(value, "_ary"):
+        return "device"  # the simulator's cuda.to_device array
+    return "value"
+
+
+def launch_on_store(kernel: Any, args: tuple, source: str, link: Any) -> None:
+    """Launch simulated ``kernel`` (configured with its grid) on ``link``'s
+    store, then write what came back into the host and device arrays."""
+    grid = [int(g) for g in kernel.grid_dim]
+    block = [int(b) for b in kernel.block_dim]
+    name = getattr(kernel.fn, "__name__", "?")
+    nodes = []
+    for value in args:
+        kind = _kind(value)
+        data = value._ary if kind == "device" else value
+        nodes.append([kind, encode(data)])
+    shared = int(getattr(kernel, "dynshared_size", 0) or 0)
+    reply = link.request(["launch", name, source, grid, block, shared, nodes])
+    if reply[0] == "raised":
+        raise _raised(str(reply[1]), str(reply[2]))
+    for value, node in zip(args, reply[1]):
+        if node is None:
+            continue
+        target = value._ary if _kind(value) == "device" else value
+        np.copyto(target, decode(node, None), casting="unsafe")
+
+
+def _raised(kind: str, text: str) -> BaseException:
+    """The exception the kernel raised in the store, as this process's own."""
+    from course import racecheck
+
+    found = getattr(racecheck, kind, None) or getattr(builtins, kind, None)
+    if isinstance(found, type) and issubclass(found, Exception):
+        try:
+            return found(text)
+        except TypeError:
+            pass
+    return RuntimeError(f"{kind}: {text}")
+
+
+# --- in the store ------------------------------------------------------------
+
+
+def run_kernel(request: dict[str, Any]) -> dict[str, Any]:
+    """Run one launch in numba's CUDA simulator, race-checked: the arrays of
+    ``request["args"]`` are written in place. Returns the launch's report."""
+    from numba import config
+
+    if not config.ENABLE_CUDASIM:
+        raise RuntimeError("kernels run in numba's CUDA simulator here")
+    from course.racecheck import race_check
+
+    name = request["name"]
+    namespace: dict[str, Any] = {"__name__": "__kernel__"}
+    exec(compile(request["source"], f"<kernel {name}>", "exec"), namespace)
+    kernel = namespace.get(name)
+    if not hasattr(kernel, "__getitem__") or not hasattr(kernel, "fn"):
+        raise TypeError(
+            f"{name} is not a @cuda.jit kernel defined at the top level of a "
+            "cell: define it with @cuda.jit where numba can read its source"
+        )
+    grid, block, shared = request["grid"], request["block"], request["shared"]
+    configuration = (
+        (tuple(grid), tuple(block), 0, shared)
+        if shared
+        else (tuple(grid), tuple(block))
+    )
+    with race_check() as report:
+        kernel[configuration](*request["args"])
+    return {
+        "launches": report.launches,
+        "barriers": report.barriers,
+        "blocks": report.blocks,
+    }
+
+
+def store_launch(
+    store: Any, name: Any, source: Any, grid: Any, block: Any, shared: Any, nodes: Any
+) -> list[Any]:
+    """The store's ``launch`` op (see the module): ``["done", arrays]`` with
+    a node for each host or device array, or ``["raised", type, text]``."""
+    where = f"kernel {str(name)[:80]}"
+    kinds, args = [], []
+    for node in nodes:
+        kind, value = str(node[0]), store._value(node[1])
+        if kind in ("host", "device") and not isinstance(value, np.ndarray):
+            raise TypeError(f"a {kind} array argument that is not an array")
+        if kind == "host":
+            store._event("upload", f"kernel.{name}", value.nbytes, "implicit copy")
+        kinds.append(kind)
+        args.append(value)
+    request = {
+        "name": str(name), "source": str(source), "args": args,
+        "grid": [int(g) for g in grid], "block": [int(b) for b in block],
+        "shared": int(shared),
+    }  # fmt: skip
+    try:
+        done = store.launcher(request)
+    except Exception as exc:  # noqa: BLE001 - the kernel's error, for the student
+        store._event("sync", f"kernel.{name}", 0, where)
+        return ["raised", type(exc).__name__, str(exc)[:2000]]
+    store.counts["launch"] += int(done.get("launches", 1))
+    store.by_op[f"launch:kernel.{name}"] += int(done.get("launches", 1))
+    store._event("kernel", str(name), int(done.get("barriers", 0)), where)
+    back: list[Any] = []
+    for kind, value in zip(kinds, done["args"]):
+        if kind == "value":
+            back.append(None)
+            continue
+        if kind == "host":
+            store._event("download", f"kernel.{name}", value.nbytes, "implicit copy")
+        back.append(encode(value))
+    if "host" in kinds:  # numba's copy back waits for the kernel
+        store._event("sync", f"kernel.{name}", 0, "implicit copy")
+    return ["done", back]
+
+
+def run_here(request: dict[str, Any]) -> dict[str, Any]:
+    """A launch in the store's own process (a student's store: nothing there
+    is a grader's secret)."""
+    report = run_kernel(request)
+    return {**report, "args": request["args"]}
+
+
+__all__ = [
+    "LAUNCH_SECONDS",
+    "launch_on_store",
+    "run_here",
+    "run_kernel",
+    "store_launch",
+]

@@ -1,0 +1,81 @@
+"""course.simkernels: numba-cuda launches on the simulated GPU's store."""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+if "numba.cuda" not in sys.modules:
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before numba.cuda is imported
+cuda = pytest.importorskip("numba.cuda")
+if not pytest.importorskip("numba").config.ENABLE_CUDASIM:
+    pytest.skip(
+        "numba.cuda was imported without the simulator", allow_module_level=True
+    )
+
+from course.racecheck import KernelRaceError  # noqa: E402
+from course.simkernels import launch_on_store  # noqa: E402
+from course.simlink import LocalConnection  # noqa: E402
+
+SAXPY = """from numba import cuda
+@cuda.jit
+def saxpy(a, x, y, out):
+    for i in range(cuda.grid(1), x.shape[0], cuda.gridsize(1)):
+        out[i] = a * x[i] + y[i]
+"""
+RACY = """from numba import cuda
+import numpy as np
+@cuda.jit
+def racy(x, out):
+    shared = cuda.shared.array(4, np.float64)
+    t = cuda.threadIdx.x
+    shared[t] = x[t]
+    if t == 0:
+        out[0] = shared[0] + shared[1] + shared[2] + shared[3]
+"""
+
+
+class _Configured:
+    """A launch as ``kernel[grid, block]`` leaves it: what the hook reads."""
+
+    def __init__(self, name: str, grid: int, block: int) -> None:
+        self.fn = SimpleNamespace(__name__=name)
+        self.grid_dim, self.block_dim = (grid, 1, 1), (block, 1, 1)
+
+
+def test_a_launch_on_host_arrays_counts_numba_s_copies_both_ways():
+    link = LocalConnection()
+    x, y = np.arange(10, dtype=np.float32), np.ones(10, dtype=np.float32)
+    out = np.zeros(10, dtype=np.float32)
+    device = cuda.to_device(np.full(10, 7.0, dtype=np.float32))
+    launch_on_store(_Configured("saxpy", 2, 4), (np.float32(2), x, y, out), SAXPY, link)
+    np.testing.assert_allclose(out, 2 * x + 1)
+    launch_on_store(
+        _Configured("saxpy", 1, 4), (np.float32(1), x, y, device), SAXPY, link
+    )
+    np.testing.assert_allclose(device.copy_to_host(), x + 1)
+    counts = link.store.counts
+    assert counts["launch"] == 2 and counts["kernel"] == 2
+    # three host arrays, then two (the device array costs no copy): each way
+    assert counts["upload"] == 5 and counts["download"] == 5
+    assert counts["upload_bytes"] == counts["download_bytes"] == 5 * 40
+    assert counts["sync"] == 2  # the copies back wait for each kernel
+
+
+def test_a_race_raises_the_checker_s_error_and_counts_a_sync():
+    link = LocalConnection()
+    out = np.zeros(1)
+    with pytest.raises(KernelRaceError, match="syncthreads"):
+        launch_on_store(_Configured("racy", 1, 4), (np.ones(4), out), RACY, link)
+    assert out[0] == 0.0  # nothing came back
+    assert link.store.counts["sync"] == 1 and link.store.counts["launch"] == 0
+
+
+def test_a_kernel_whose_source_is_not_a_kernel_is_refused_by_name():
+    link = LocalConnection()
+    with pytest.raises(TypeError, match="not a @cuda.jit kernel"):
+        launch_on_store(_Configured("k", 1, 1), (np.ones(1),), "k = 1\n", link)
