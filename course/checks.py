@@ -214,7 +214,8 @@ def check_close(
         raise AssertionError(f"{name} has shape {got.shape}, expected {want.shape}.")
     if np.isnan(got).any():
         raise AssertionError(
-            f"{name} contains NaN. Look for log(0), 0/0 or an overflowing exp."
+            f"{name} contains NaN. Look for log(0), 0/0, an overflowing exp, or "
+            "memory nothing wrote (cuda.device_array is not zeroed)."
         )
     bad = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=False)
     if bad.any():

@@ -172,9 +172,38 @@ def checked() -> Any:
     return contextlib.nullcontext()
 
 
+@contextlib.contextmanager
+def simulated_gpu() -> Any:
+    """Inside, kernels run on the course's simulated GPU, as a test's do in
+    grading: each launch is counted with its barriers, race-checked, and each
+    NumPy argument costs the copy up and the copy back numba makes on a GPU;
+    ``cuda.to_device`` (``device_array``, ``device_array_like``: not zeroed
+    on a GPU, filled with NaN here for floats) makes an array that stays
+    there, read back with ``copy_to_host()``. A
+    :class:`course.transfers.TransferCounter` counts the copies."""
+    from numba import config
+
+    if not config.ENABLE_CUDASIM:
+        raise RuntimeError(
+            "simulated_gpu() runs kernels on the course's simulated GPU, so it "
+            "needs numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1 before numba is "
+            "imported). On a GPU, profile the real copies instead: "
+            "torch.profiler or Nsight Systems (nsys) list each memcpy."
+        )
+    from course.simkernels import run_on_store
+    from course.simlink import connection
+
+    stop = run_on_store(connection())
+    try:
+        yield
+    finally:
+        stop()
+
+
 __all__ = [
     "CheckReport",
     "checked",
+    "simulated_gpu",
     "DivergentBarrierError",
     "KernelRaceError",
     "choose_target",

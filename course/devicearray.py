@@ -27,6 +27,7 @@ from course.simlink import Connection, Ref, connection, decode, encode
 #: download, which the store counts as a copy and a synchronisation.
 READ_METHODS = (
     "get",
+    "copy_to_host",
     "item",
     "tolist",
     "tobytes",
@@ -209,6 +210,15 @@ class DeviceArray(NDArrayOperatorsMixin):
     def get(self) -> np.ndarray:
         """Copy to the host as a NumPy array (a device-to-host transfer)."""
         return self._download("DeviceArray.get")
+
+    def copy_to_host(self, ary: Any = None, stream: Any = 0) -> np.ndarray:
+        """numba's name for :meth:`get` (a device array from ``cuda.to_device``
+        in :func:`course.cudasim.simulated_gpu`): into ``ary`` if given."""
+        data = self._download("DeviceArray.copy_to_host")
+        if ary is None:
+            return data
+        np.copyto(ary, data, casting="unsafe")
+        return ary
 
     def item(self, *args: Any) -> Any:
         """Copy one element to the host as a Python number."""

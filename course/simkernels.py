@@ -12,10 +12,13 @@ counts what a GPU's driver would see:
   which arguments the kernel wrote), so an **upload** and a **download** with
   their bytes, and the copy back is a **sync**.
 
-A device array made with ``cuda.to_device`` travels with the launch as
-device data: it costs no copy. The kernel's source is what the CUDA compiler
-is given too (``autograder.grading.referee.launches``): what the store runs
-is what must compile for a GPU.
+An array the store holds (a ``course.fakecupy`` array, or what
+``cuda.to_device`` returns inside :func:`course.cudasim.simulated_gpu`) is
+passed as its handle: the kernel reads and writes it in the store, with no
+copy. An array of numba's own simulator (``cuda.to_device`` elsewhere)
+travels with the launch as device data: it costs no copy either. The kernel's
+source (:mod:`course.kernelsource`) is what the CUDA compiler is given too:
+what the store runs is what must compile.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ LAUNCH_SECONDS = 60.0
 def _kind(value: Any) -> str:
     if isinstance(value, np.ndarray) and value.ndim > 0:
         return "host"
+    if getattr(type(value), "_course_handle", None) is not None:
+        return "store"  # an array the store holds: the kernel writes it there
     if hasattr(value, "copy_to_host") and hasattr(value, "_ary"):
         return "device"  # the simulator's cuda.to_device array
     return "value"
@@ -65,6 +70,66 @@ def launch_on_store(kernel: Any, args: tuple, source: str, link: Any) -> None:
         np.copyto(target, decode(node, None), casting="unsafe")
 
 
+def run_on_store(link: Any, record: Any = None) -> Any:
+    """From now on, numba simulator launches (and ``cuda.to_device``,
+    ``device_array``, ``device_array_like``) go to ``link``'s store;
+    ``record(kernel, args, source)`` sees each launch first. Returns a
+    function that puts numba back as it was."""
+    from numba import cuda
+    from numba.cuda.simulator import kernel as simulated
+
+    from course.kernelsource import kernel_module
+
+    launch = simulated.FakeCUDAKernel.__call__
+
+    def on_store(self: Any, *args: Any) -> Any:
+        if self._device or simulated._kernel_context or _RUNNING:
+            return launch(self, *args)  # a device function, or the store's run
+        source = kernel_module(self)
+        if record is not None:
+            record(self, args, source)
+        return launch_on_store(self, args, source, link)
+
+    saved = {name: getattr(cuda, name) for name in _ALLOCATORS}
+    for name, make in _allocators(link).items():
+        setattr(cuda, name, make)
+    simulated.FakeCUDAKernel.__call__ = on_store
+
+    def stop() -> None:
+        simulated.FakeCUDAKernel.__call__ = launch
+        for name, value in saved.items():
+            setattr(cuda, name, value)
+
+    return stop
+
+
+_ALLOCATORS = ("to_device", "device_array", "device_array_like")
+
+
+def _allocators(link: Any) -> dict[str, Any]:
+    """numba's ways to make device arrays, as arrays the store holds."""
+    from course.devicecalls import caller, request
+
+    def to_device(ary: Any, stream: Any = 0, copy: bool = True, to: Any = None):
+        data = np.array(ary, copy=True)
+        return request(link, "upload", "cuda.to_device", caller(), encode(data))
+
+    def device_array(shape: Any, dtype: Any = np.float64, *_: Any, **__: Any):
+        # Uninitialised on a GPU: here floats start as NaN, so an answer that
+        # counts on zeros fails here as it would there.
+        kind = np.dtype(dtype)
+        fill = np.nan if kind.kind in "fc" else 0
+        return request(
+            link, "call", "numpy.full", encode((shape, fill)),
+            encode({"dtype": kind.str}),
+        )  # fmt: skip
+
+    def device_array_like(ary: Any, stream: Any = 0) -> Any:
+        return device_array(tuple(ary.shape), np.dtype(ary.dtype))
+
+    return dict(zip(_ALLOCATORS, (to_device, device_array, device_array_like)))
+
+
 def _raised(kind: str, text: str) -> BaseException:
     """The exception the kernel raised in the store, as this process's own."""
     from course import racecheck
@@ -79,6 +144,10 @@ def _raised(kind: str, text: str) -> BaseException:
 
 
 # --- in the store ------------------------------------------------------------
+
+#: Launches the store is running in this process (a lesson's store shares its
+#: process with numba's simulator: those launches are the store's own).
+_RUNNING = 0
 
 
 def run_kernel(request: dict[str, Any]) -> dict[str, Any]:
@@ -105,8 +174,13 @@ def run_kernel(request: dict[str, Any]) -> dict[str, Any]:
         if shared
         else (tuple(grid), tuple(block))
     )
-    with race_check() as report:
-        kernel[configuration](*request["args"])
+    global _RUNNING
+    _RUNNING += 1
+    try:
+        with race_check() as report:
+            kernel[configuration](*request["args"])
+    finally:
+        _RUNNING -= 1
     return {
         "launches": report.launches,
         "barriers": report.barriers,
@@ -123,7 +197,9 @@ def store_launch(
     kinds, args = [], []
     for node in nodes:
         kind, value = str(node[0]), store._value(node[1])
-        if kind in ("host", "device") and not isinstance(value, np.ndarray):
+        if kind == "store" and not (isinstance(node[1], list) and node[1][0] == "h"):
+            raise TypeError("a store array argument that is not a handle")
+        if kind in ("host", "device", "store") and not isinstance(value, np.ndarray):
             raise TypeError(f"a {kind} array argument that is not an array")
         if kind == "host":
             store._event("upload", f"kernel.{name}", value.nbytes, "implicit copy")
@@ -143,8 +219,12 @@ def store_launch(
     store.by_op[f"launch:kernel.{name}"] += int(done.get("launches", 1))
     store._event("kernel", str(name), int(done.get("barriers", 0)), where)
     back: list[Any] = []
-    for kind, value in zip(kinds, done["args"]):
-        if kind == "value":
+    for kind, node, held, value in zip(kinds, nodes, args, done["args"]):
+        if kind == "store":  # written where it lives
+            if value is not held:
+                np.copyto(held, value, casting="unsafe")
+            store._wrote(node[1][1])
+        if kind in ("value", "store"):
             back.append(None)
             continue
         if kind == "host":

@@ -40,6 +40,12 @@ def _arg_text(value: Any, position: int) -> str:
 
     if type(value).__name__ in ("In", "Out", "InOut"):
         value = getattr(value, "value", value)  # cuda.In(x) and the like: x's type
+    if getattr(type(value), "_course_handle", None) is not None:
+        # an array of the simulated GPU's store (a CuPy-like array, or
+        # cuda.to_device in grading): its shape and dtype, any layout
+        dtype = np.dtype(value.dtype)
+        element = numpy_support.from_dtype(dtype)
+        return _array_text(_type_text(element, dtype, position), value.ndim, "A")
     interface = getattr(value, "__cuda_array_interface__", None)
     if not isinstance(interface, dict) or hasattr(value, "_numba_type_"):
         try:

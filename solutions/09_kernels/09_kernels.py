@@ -492,6 +492,55 @@ submit(_got)
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ### The copies numba makes for you
+#
+# You passed NumPy arrays to every kernel so far. On a GPU, numba copies each
+# one to the device before the launch and back after it: it cannot know which
+# arguments the kernel wrote, so it copies them all back (numba-cuda's
+# documentation, "Data transfer"; it also warns "Host array used in CUDA kernel
+# will incur copy overhead to/from device."). Keep the arrays on the device
+# with `cuda.to_device` and copy back only what you need.
+#
+# `course.cudasim.simulated_gpu()` runs the kernels launched inside it on the
+# course's simulated GPU, where grading runs a test's kernels, and a
+# `TransferCounter` counts every copy. Ten launches of your `saxpy_kernel`:
+
+# %%
+from course.cudasim import simulated_gpu
+from course.transfers import TransferCounter
+
+if numba_config.ENABLE_CUDASIM:
+    x_h = np.linspace(0, 1, 1000, dtype=np.float32)
+    y_h, out_h = np.ones_like(x_h), np.zeros_like(x_h)
+    with simulated_gpu(), TransferCounter() as host_copies:
+        for _ in range(10):
+            saxpy_kernel[4, 64](np.float32(2.0), x_h, y_h, out_h)
+    with simulated_gpu(), TransferCounter() as device_copies:
+        x_d, y_d = cuda.to_device(x_h), cuda.to_device(y_h)
+        out_d = cuda.device_array(1000, dtype=np.float32)  # the kernel writes it all
+        for _ in range(10):
+            saxpy_kernel[4, 64](np.float32(2.0), x_d, y_d, out_d)
+        out_last = out_d.copy_to_host()
+    np.testing.assert_allclose(out_last, out_h)
+    for label, copies in (("NumPy arguments", host_copies),
+                          ("device arrays", device_copies)):
+        sizes = {kind: sum(e.nbytes for e in copies.events if e.direction == kind)
+                 for kind in ("upload", "download")}
+        print(f"{label:>16}: {copies.uploads} copies up ({sizes['upload']:,} "
+              f"bytes), {copies.downloads} back ({sizes['download']:,} bytes)")
+else:
+    print("On a GPU, see the copies with Nsight Systems (nsys profile) or "
+          "torch.profiler: each is a memcpy in the trace.")
+
+# %% [markdown]
+# Launched on NumPy arrays, each of the ten launches copied all three arrays up
+# and back (the number `a` is passed by value): 30 copies each way, counted
+# above. With the arrays on the device, the inputs went up once and the result
+# came back once. `cuda.device_array` is not zeroed on a GPU (the course's
+# simulated GPU fills floats with NaN), so use it only for what the kernel
+# writes in full. In grading, a test's launches are counted the same way.
+
+# %% [markdown]
 # ## 5. Launches and temporaries: the chain against one kernel
 #
 # Count what each version asks of a GPU. `course.gpumodel.trace` records the
@@ -654,6 +703,8 @@ else:
 # - Shared memory and `cuda.syncthreads()` let a block cooperate; a missing
 #   barrier is a race that shows up only sometimes, so check it with a tool that
 #   records accesses instead of trusting one lucky run.
+# - NumPy arguments are copied to the device and back at every launch; arrays
+#   made with `cuda.to_device` stay there until you copy them back.
 # - One fused kernel replaces a chain of launches and temporaries: a likely
 #   reason hand-written kernels can beat library calls on small problems.
 #

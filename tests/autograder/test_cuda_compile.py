@@ -225,6 +225,15 @@ def test_signature_of_simulator_device_arrays():
     )
 
 
+def test_signature_of_arrays_of_the_simulated_gpu_s_store():
+    """What cuda.to_device returns in grading (and a CuPy-like array): its
+    shape and dtype, in any layout."""
+    from course.fakecupy import DeviceArray
+
+    got = signature_of((DeviceArray(np.zeros((2, 3))), DeviceArray(np.ones(4, "f4"))))
+    assert got == "void(float64[:, :], float32[:])"
+
+
 def test_signature_of_a_cuda_array_interface():
     class Foreign:  # what CuPy and PyTorch arrays offer
         def __init__(self, shape, strides):

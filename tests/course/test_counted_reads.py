@@ -135,6 +135,7 @@ def _save(d, path):
 
 FAKE_READS = {
     "get": (lambda d, p: d.get(), "DeviceArray.get"),
+    "copy_to_host": (lambda d, p: d.copy_to_host(), "DeviceArray.copy_to_host"),
     "fake_cupy.asnumpy": (lambda d, p: fake_cupy.asnumpy(d), "fake_cupy.asnumpy"),
     "tobytes": (lambda d, p: d.tobytes(), "DeviceArray.tobytes"),
     "tolist": (lambda d, p: d.tolist(), "DeviceArray.tolist"),
@@ -180,6 +181,7 @@ def test_each_device_array_read_is_one_sync_and_one_download(name, X, tmp_path):
 def test_every_read_method_is_counted_by_both_counters(X, tmp_path):
     recipes = {
         "get": "get",
+        "copy_to_host": "copy_to_host",
         "item": "item",
         "tolist": "tolist",
         "tobytes": "tobytes",

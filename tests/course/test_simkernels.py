@@ -79,3 +79,29 @@ def test_a_kernel_whose_source_is_not_a_kernel_is_refused_by_name():
     link = LocalConnection()
     with pytest.raises(TypeError, match="not a @cuda.jit kernel"):
         launch_on_store(_Configured("k", 1, 1), (np.ones(1),), "k = 1\n", link)
+
+
+@cuda.jit
+def _scale(x, out):
+    for i in range(cuda.grid(1), x.shape[0], cuda.gridsize(1)):
+        out[i] = 2.0 * x[i]
+
+
+def test_simulated_gpu_counts_numba_s_implicit_copies_and_keeps_device_arrays():
+    from course.cudasim import simulated_gpu
+    from course.transfers import TransferCounter
+
+    x, out = np.arange(8.0), np.zeros(8)
+    with simulated_gpu(), TransferCounter() as host_arrays:
+        for _ in range(3):
+            _scale[2, 4](x, out)
+    np.testing.assert_array_equal(out, 2 * x)
+    assert (host_arrays.uploads, host_arrays.downloads) == (6, 6)
+    with simulated_gpu(), TransferCounter() as device_arrays:
+        d_x, d_out = cuda.to_device(x), cuda.device_array_like(x)
+        for _ in range(3):
+            _scale[2, 4](d_x, d_out)
+        back = d_out.copy_to_host()
+    np.testing.assert_array_equal(back, 2 * x)
+    assert (device_arrays.uploads, device_arrays.downloads) == (1, 1)
+    assert cuda.to_device.__module__.startswith("numba")  # put back
