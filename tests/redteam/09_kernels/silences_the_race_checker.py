@@ -2,10 +2,10 @@
 
 The student's process replaces ``race_check`` and ``checked`` with a block
 that raises nothing and reports one launch with barriers. Before the store ran
-the kernels, the tests entered the kernel's ``checked``, which this replaces:
-nothing checked the races, and the report read what the block claims. Now a
+the kernels, the racy reduction ran unchecked in the kernel's simulator, and
+its sums happened to come out wrong on the tests' runs (9, by luck). Now each
 test's launch runs on the store, race-checked in a process the student cannot
-reach, and the missing barrier fails the reduction's tests.
+reach, and the missing barrier fails the reduction's tests on every run.
 """
 # score: 9
 # zero: 09-reduce-test, 09-reduce-hidden-test
