@@ -108,9 +108,12 @@ def preview(
     lesson: str | None,
     gradebook: Path | None,
     config: Any,
+    points_of: Any = None,
 ) -> Lateness:
     """Due dates and lateness for ``submissions``, as the gradebook will have
-    them after the run (``due`` replaces ``lesson``'s due date).
+    them after the run (``due`` replaces ``lesson``'s due date); a penalty is
+    worked out on ``points_of(submission)``, the full marks of the release
+    it is graded under (default: the current release's).
 
     Raises:
         ValueError: ``due`` is not a date this course reads (with examples).
@@ -128,7 +131,12 @@ def preview(
     if not found.due:
         return found
     plugin = _penalty_plugin(config)
-    points = {name: sum(grade_points(name).values()) for name in found.due}
+    if points_of is None:
+        current = {name: sum(grade_points(name).values()) for name in found.due}
+
+        def points_of(sub: Submission) -> float:
+            return current[sub.lesson]
+
     for sub in submissions:
         if sub.lesson not in found.due:
             continue
@@ -145,7 +153,7 @@ def preview(
         if seconds <= 0:
             found.on_time += 1
             continue
-        full = points[sub.lesson]
+        full = points_of(sub)
         penalty = plugin.late_submission_penalty(sub.student, full, seconds)
         penalty = min(max(float(penalty or 0.0), 0.0), full)
         found.late.append(Late(sub.student, sub.lesson, seconds, penalty, full))

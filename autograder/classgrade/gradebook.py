@@ -32,17 +32,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from autograder.classgrade.gradebook_schema import create_gradebook
 from autograder.classgrade.reports import Result
 
 
 def _copy_lesson(template, course, lesson: str) -> None:
     """The lesson's cells, from the template gradebook into the course's, which
-    does not have the lesson yet: the rows nbgrader's ``add_assignment``,
+    has no notebook of the lesson yet (maybe the assignment alone, with its
+    due date): the rows nbgrader's ``add_assignment``,
     ``add_notebook`` and ``add_*_cell`` make, written in one commit (one each,
     as nbgrader writes them, took 0.19 s a lesson)."""
     from nbgrader.api import (
         Assignment,
         GradeCell,
+        MissingEntry,
         Notebook,
         SolutionCell,
         SourceCell,
@@ -50,69 +53,35 @@ def _copy_lesson(template, course, lesson: str) -> None:
     )
 
     source = template.find_assignment(lesson)
-    assignment = Assignment(name=lesson, course_id=course.course_id)
+    try:  # added with `nbgrader db assignment add` (a due date): keep it
+        assignment = course.find_assignment(lesson)
+    except MissingEntry:
+        assignment = Assignment(name=lesson, course_id=course.course_id)
+    rows: list[Any] = [assignment]  # each added: the assignment may be stored
     for notebook in source.notebooks:
         copy = Notebook(name=notebook.name, assignment=assignment)
-        for cell in notebook.grade_cells:
+        rows.append(copy)
+        rows += [
             GradeCell(name=cell.name, notebook=copy, max_score=cell.max_score,
-                      cell_type=cell.cell_type)  # fmt: skip
-        for cell in notebook.solution_cells:
-            SolutionCell(name=cell.name, notebook=copy)
-        for cell in notebook.task_cells:
+                      cell_type=cell.cell_type)
+            for cell in notebook.grade_cells
+        ]  # fmt: skip
+        rows += [
+            SolutionCell(name=c.name, notebook=copy) for c in notebook.solution_cells
+        ]
+        rows += [
             TaskCell(name=cell.name, notebook=copy, max_score=cell.max_score,
-                     cell_type=cell.cell_type)  # fmt: skip
-        for cell in notebook.source_cells:
+                     cell_type=cell.cell_type)
+            for cell in notebook.task_cells
+        ]  # fmt: skip
+        rows += [
             SourceCell(name=cell.name, notebook=copy, cell_type=cell.cell_type,
                        locked=cell.locked, source=cell.source,
-                       checksum=cell.checksum)  # fmt: skip
-    course.db.add(assignment)
+                       checksum=cell.checksum)
+            for cell in notebook.source_cells
+        ]  # fmt: skip
+    course.db.add_all(rows)
     course.db.commit()
-
-
-def create_gradebook(db_url: str) -> None:
-    """An empty gradebook at ``db_url`` unless one is there, made as nbgrader's
-    ``Gradebook`` makes one: its tables, stamped with its alembic head. nbgrader
-    runs the ``alembic heads`` command for the stamp (2.6 s on 2 cores); its
-    migration scripts name the same head, read here in milliseconds. Where they
-    do not name exactly one, nbgrader makes the gradebook itself."""
-    from nbgrader.api import Base
-    from sqlalchemy import create_engine, inspect, text
-
-    engine = create_engine(db_url, future=True)
-    try:
-        head = None if inspect(engine).get_table_names() else _alembic_head()
-        if head is None:
-            return
-        Base.metadata.create_all(bind=engine)
-        with engine.begin() as connection:
-            connection.execute(
-                text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
-            )
-            connection.execute(
-                text("INSERT INTO alembic_version (version_num) VALUES (:head)"),
-                {"head": head},
-            )
-    finally:
-        engine.dispose()
-
-
-def _alembic_head() -> str | None:
-    """The one revision of nbgrader's migrations that no other revises."""
-    import ast
-
-    from nbgrader.dbutil import ALEMBIC_DIR
-
-    revisions, revised = set(), set()
-    for script in (Path(ALEMBIC_DIR) / "versions").glob("*.py"):
-        for node in ast.parse(script.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
-                names = {t.id for t in node.targets if isinstance(t, ast.Name)}
-                if "revision" in names:
-                    revisions.add(node.value.value)
-                if "down_revision" in names and node.value.value is not None:
-                    revised.add(node.value.value)
-    heads = revisions - revised
-    return heads.pop() if len(heads) == 1 else None
 
 
 def record(
@@ -141,7 +110,7 @@ def record(
     """
     import warnings
 
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import Gradebook
     from sqlalchemy.exc import SAWarning
 
     from autograder.classgrade.late import assign_penalties, parse_stamp
@@ -156,50 +125,27 @@ def record(
     graded = [r for r in results if r.status == "graded"]
     create_gradebook(db_url)
     with Gradebook(db_url) as course:
-        known = {a.name for a in course.assignments}
+        # a lesson is set up when it has its notebook: an assignment added
+        # with a due date alone is not
+        known = {a.name for a in course.assignments if a.notebooks}
         lessons = {r.lesson for r in graded} | ({lesson} if due and lesson else set())
         for name in sorted(lessons - known):
             with Gradebook(templates[name]) as template:
                 _copy_lesson(template, course, name)
         if due and lesson:
             course.update_or_create_assignment(lesson, duedate=parse_stamp(due))
-        for result in graded:
-            course.update_or_create_student(result.student)
-            try:
-                submission = course.find_submission(result.lesson, result.student)
-                scored = any(
-                    g.auto_score is not None or g.manual_score is not None
-                    for nb in submission.notebooks
-                    for g in nb.grades
-                )
-            except MissingEntry:
-                submission = course.add_submission(result.lesson, result.student)
-                scored = False
-            submission.timestamp = (
-                parse_stamp(result.submitted_at) if result.submitted_at else None
-            )
-            # One cell only where the gradebook has this submission's other
-            # scores already; otherwise every cell (the result is whole).
-            one = (
-                only_question is not None
-                and scored
-                and (result.student, result.lesson) not in (whole or set())
-            )
-            # the submission's grades, read at once (find_grade: a query each)
-            grades = {
-                (nb.name, g.name): g for nb in submission.notebooks for g in nb.grades
-            }
-            for cell, (score, _) in result.per_question.items():
-                if one and cell != only_question:
-                    continue
-                grade = grades.get((result.lesson, cell)) or course.find_grade(
-                    cell, result.lesson, result.lesson, result.student
-                )
-                grade.auto_score = None if cell in result.manual else float(score)
-                grade.needs_manual_grade = (
-                    grade.manual_score is not None or grade.auto_score is None
-                )
-        course.db.commit()
+        _follow_points(course, graded)
+        created: list[tuple[str, str]] = []
+        try:
+            _record_scores(course, graded, only_question, whole, created)
+        except BaseException:
+            course.db.rollback()  # a failed record leaves no partial submission
+            for name, student in created:
+                try:
+                    course.remove_submission(name, student)
+                except Exception:  # noqa: BLE001 - the first error is the one
+                    course.db.rollback()
+            raise
         penalise = {(r.student, r.lesson) for r in graded}
         if due and lesson:  # a new due date changes everyone's lateness
             penalise |= {
@@ -215,6 +161,120 @@ def record(
                 target = Path(course_root) / "autograded" / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(executed, target)
+
+
+def held_definitions(gradebook: Any) -> dict[str, tuple]:
+    """``{lesson: (grade cells, task cells)}`` the course gradebook at path
+    ``gradebook`` holds (a lesson with its notebook), as a release's cells
+    are compared (:mod:`autograder.classgrade.prepare`)."""
+    if gradebook is None or not Path(gradebook).is_file():
+        return {}
+    from nbgrader.api import Gradebook
+
+    found = {}
+    with Gradebook(f"sqlite:///{Path(gradebook).resolve()}") as course:
+        for assignment in course.assignments:
+            for notebook in assignment.notebooks:
+                if notebook.name == assignment.name:
+                    found[assignment.name] = (
+                        {c.name: float(c.max_score) for c in notebook.grade_cells},
+                        {c.name: float(c.max_score) for c in notebook.task_cells},
+                    )
+    return found
+
+
+def _follow_points(course: Any, graded: list[Result]) -> None:
+    """A lesson's definition follows the points of the results recorded now
+    (``--rules current`` after a release changed them): a cell's maximum is
+    never below the score written into it, nor below one already there.
+
+    Raises:
+        ValueError: a maximum would fall below a score the gradebook keeps
+            (the rest of the class was graded under more points).
+    """
+    maxima: dict[tuple[str, str], float] = {}
+    for result in graded:
+        for cell, (_, total) in result.per_question.items():
+            maxima[(result.lesson, cell)] = float(total)
+    now = {(r.student, r.lesson) for r in graded}
+    changed = False
+    for lesson in sorted({lesson for lesson, _ in maxima}):
+        for notebook in course.find_assignment(lesson).notebooks:
+            for cell in notebook.grade_cells:
+                new = maxima.get((lesson, cell.name))
+                if new is None or float(cell.max_score) == new:
+                    continue
+                for grade in cell.grades:
+                    kept = max(grade.auto_score or 0.0, grade.manual_score or 0.0)
+                    student = grade.notebook.assignment.student.id
+                    if (student, lesson) not in now and kept > new:
+                        course.db.rollback()
+                        raise ValueError(
+                            f"{lesson}: {cell.name} would be worth {new:g} points, "
+                            f"but {student} holds {kept:g} there (graded under "
+                            "other rules). Grade the whole class under one "
+                            "release: --rules current without --student"
+                        )
+                cell.max_score, changed = new, True
+    if changed:
+        course.db.commit()
+
+
+def _record_scores(
+    course: Any,
+    graded: list[Result],
+    only_question: str | None,
+    whole: set[tuple[str, str]] | None,
+    created: list[tuple[str, str]],
+) -> None:
+    """Each result's auto scores, in one commit (see :func:`record`)."""
+    from nbgrader.api import MissingEntry
+
+    from autograder.classgrade.late import parse_stamp
+
+    for result in graded:
+        course.update_or_create_student(result.student)
+        try:
+            submission = course.find_submission(result.lesson, result.student)
+            scored = any(
+                g.auto_score is not None or g.manual_score is not None
+                for nb in submission.notebooks
+                for g in nb.grades
+            )
+        except MissingEntry:
+            submission = course.add_submission(result.lesson, result.student)
+            created.append((result.lesson, result.student))
+            scored = False
+        submission.timestamp = (
+            parse_stamp(result.submitted_at) if result.submitted_at else None
+        )
+        # One cell only where the gradebook has this submission's other
+        # scores already; otherwise every cell (the result is whole).
+        one = (
+            only_question is not None
+            and scored
+            and (result.student, result.lesson) not in (whole or set())
+        )
+        # the submission's grades, read at once (find_grade: a query each)
+        grades = {
+            (nb.name, g.name): g for nb in submission.notebooks for g in nb.grades
+        }
+        for cell, (score, _) in result.per_question.items():
+            if one and cell != only_question:
+                continue
+            grade = grades.get((result.lesson, cell)) or course.find_grade(
+                cell, result.lesson, result.lesson, result.student
+            )
+            auto = None if cell in result.manual else float(score)
+            if scored and grade.auto_score == auto:
+                continue  # unchanged: a person's triage stays as they left it
+            grade.auto_score = auto
+            # as nbgrader's SaveAutoGrades: a hand-given score is looked at
+            # again when the auto score under it changed
+            grade.needs_manual_grade = (
+                grade.manual_score is not None or grade.auto_score is None
+            )
+    course.db.commit()
 
 
 def read_lateness(

@@ -41,13 +41,15 @@ def prepare_lessons(
     problems: list[str],
     say: Callable[[list[str]], None] | None,
     one_definition: bool,
+    held: dict[str, tuple] | None = None,
 ) -> tuple[dict, dict, dict]:
     """Prepare each (lesson, kept release root) in ``keys``: its course for
     the jobs, reference results, gradebook copy and cells, the current
     release first (its definition goes to the gradebook). A kept release that
     cannot be prepared is named in ``problems`` and its submissions go to the
     current release (``ruled`` is changed in place). With ``one_definition``,
-    the releases of a lesson must agree in test cells and points.
+    the releases of a lesson must agree in test cells and points, and with
+    ``held`` (the course gradebook's definitions, by lesson) with it too.
 
     Returns:
         The courses and cells by key, and a gradebook copy per lesson.
@@ -84,7 +86,7 @@ def prepare_lessons(
             data["task_cells"],
         )
     if one_definition:
-        _one_definition(graded)
+        _one_definition(graded, held)
     return courses, gradebooks, cells
 
 
@@ -127,15 +129,32 @@ def stamp_of_root(root: str) -> str:
     return Path(root).name if root else "current"
 
 
-def _one_definition(graded: dict[str, dict[str, tuple]]) -> None:
+def _one_definition(
+    graded: dict[str, dict[str, tuple]], held: dict[str, tuple] | None = None
+) -> None:
     """A course gradebook holds one definition per lesson (nbgrader's model):
-    refuse a batch whose releases of one lesson differ in test cells or points.
+    refuse a batch whose releases of one lesson differ in test cells or points,
+    from each other or from the definition the gradebook ``held`` already.
 
     Raises:
         ValueError: naming the lesson, the releases and what to do.
     """
+
+    def text(value: tuple) -> str:
+        return json.dumps(value, sort_keys=True)
+
     for name, found in graded.items():
-        if len({json.dumps(v, sort_keys=True) for v in found.values()}) > 1:
+        ours = held.get(name) if held else None
+        if ours is not None and any(text(v) != text(ours) for v in found.values()):
+            raise ValueError(
+                f"{name}: the course gradebook holds this lesson with other test "
+                f"cells or points than release(s) {', '.join(sorted(found))} "
+                "(an earlier --rules current run gave it another release's), and "
+                "it holds one definition per lesson. Grade under the gradebook's "
+                "rules, the current release's: --rules current (or without the "
+                "gradebook: --no-gradebook)"
+            )
+        if len({text(v) for v in found.values()}) > 1:
             raise ValueError(
                 f"{name}: the submissions carry releases ({', '.join(sorted(found))}) "
                 "whose test cells or points differ, and the course gradebook holds "

@@ -12,8 +12,10 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from autograder.classgrade.due import Lateness
+from autograder.classgrade.gradebook import held_definitions
 from autograder.classgrade.intake import Submission, collect
 from autograder.classgrade.prepare import prepare_lessons, rules_of
 from autograder.classgrade.reports import Result
@@ -179,17 +181,33 @@ def _earlier_rows(
 
 
 def _lateness(
-    request: Request, submissions: list[Submission], lesson: str | None
+    request: Request,
+    submissions: list[Submission],
+    lesson: str | None,
+    ruled: dict[Path, Any],
 ) -> Lateness:
-    """Due dates and lateness as the gradebook will have them; stops a run
-    whose penalties look like a wrong due date (unless ``yes``)."""
+    """Due dates and lateness as the gradebook will have them, each penalty
+    on the full marks of the release the submission is graded under; stops a
+    run whose penalties look like a wrong due date (unless ``yes``)."""
     from autograder.classgrade import due
     from autograder.config.scratch import instructor_config
+    from autograder.lessons import grade_points
+
+    full: dict[tuple[str, str], float] = {}
+
+    def points_of(sub: Submission) -> float:
+        rules = ruled.get(sub.path)
+        key = rules.key if rules is not None else (sub.lesson, "")
+        if key not in full:
+            with releases.used(sub.lesson, rules.root if rules else None):
+                full[key] = sum(grade_points(sub.lesson).values())
+        return full[key]
 
     root = Path(request.gradebook).resolve().parent
     found = due.preview(
-        submissions, request.due, lesson, request.gradebook, instructor_config(root)
-    )
+        submissions, request.due, lesson, request.gradebook,
+        instructor_config(root), points_of,
+    )  # fmt: skip
     due.check(found, request.yes)
     return found
 
@@ -231,14 +249,14 @@ def plan(
     if request.precise:
         _check(request, submissions)
     others, dropped = _earlier_rows(request, out_dir, submissions, lesson)
+    ruled = rules_of(request.rules, submissions)
     due = None
     if request.gradebook is not None:
-        lateness = _lateness(request, submissions, lesson)
+        lateness = _lateness(request, submissions, lesson, ruled)
         if say is not None:
             say(lateness.lines())
         if request.due is not None and lesson in lateness.due:
             due = lateness.due[lesson][0].isoformat()
-    ruled = rules_of(request.rules, submissions)
     results: dict[Key, Result] = {}
     earlier: dict[Key, Result | None] = {}
     todo = []
@@ -269,6 +287,10 @@ def plan(
     courses, gradebooks, cells = prepare_lessons(
         [ruled[s.path].key for s in wanted], ruled, work, problems, say,
         one_definition=request.gradebook is not None,
+        # under each submission's own release, the gradebook's definition (a
+        # --rules current run made it) binds one student's regrade too
+        held=held_definitions(request.gradebook) if request.rules == "release"
+        else None,
     )  # fmt: skip
     workers = workers or os.cpu_count() or 1
     # Kernels side by side must not each start one math thread per core: the

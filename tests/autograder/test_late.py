@@ -295,6 +295,25 @@ def test_lateness_is_shown_before_grading_and_a_wrong_due_date_stops():
     due.check(early, yes=True)
 
 
+def test_the_penalty_preview_uses_each_submission_s_own_release_points():
+    """A submission graded under a 12-point release is previewed on 12, not
+    on the current release's 14."""
+    from autograder.classgrade import due
+
+    config = instructor_config(None).copy()
+    config.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"
+    config.PerHourPenalty.points_per_hour = 20  # everything off: the full marks
+    subs = _subs("2026-12-01T10:30:00", "2026-12-01T10:30:00")
+    own = {"s0": 12.0, "s1": 14.0}
+    found = due.preview(
+        subs, "2026-12-01T10:00Z", LESSON, None, config, lambda s: own[s.student]
+    )
+    assert {x.student: (x.penalty, x.points) for x in found.late} == {
+        "s0": (12.0, 12.0),
+        "s1": (14.0, 14.0),
+    }
+
+
 def test_course_grade_refuses_an_ambiguous_due_date_before_grading(tmp_path, capsys):
     folder = tmp_path / "in"
     folder.mkdir()

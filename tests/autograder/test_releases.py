@@ -163,6 +163,19 @@ def test_a_gradebook_batch_refuses_releases_with_other_cells_or_points():
         _one_definition({LESSON: {"current": same, "0ld": ({"01-a-test": 2.0}, {})}})
 
 
+def test_one_student_under_an_old_release_is_refused_once_the_gradebook_moved_on():
+    """After `--rules current` gave the gradebook a release's new points, a
+    `--student bob` run under his own (old) release would mix the two: refused,
+    as a mixed class is."""
+    from autograder.classgrade.prepare import _one_definition
+
+    old, new = ({"01-a-test": 2.0}, {}), ({"01-a-test": 4.0}, {})
+    _one_definition({LESSON: {"0ld": new}}, {LESSON: new})  # the same: graded
+    with pytest.raises(ValueError, match="course gradebook holds this lesson"):
+        _one_definition({LESSON: {"0ld": old}}, {LESSON: new})
+    _one_definition({LESSON: {"0ld": old}}, {"another": new})  # not this lesson
+
+
 def _raises_at_the_end(text: str) -> str:
     return text + '\n# %%\nraise RuntimeError("broken")\n'
 

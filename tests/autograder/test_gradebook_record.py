@@ -1,0 +1,120 @@
+"""record(): grades into the course gradebook on the paths an instructor takes
+(a due date set before the first grading, reruns after manual grading, a
+points change)."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.classgrade.gradebook import create_gradebook, held_definitions, record
+from autograder.classgrade.reports import Result
+
+LESSON = "L"
+
+
+@pytest.fixture()
+def books(tmp_path):
+    """A template gradebook with the lesson's cells (a: 1 point, b: 2 points)
+    and an empty course gradebook."""
+    from nbgrader.api import Gradebook
+
+    from autograder.config.scratch import put_python_on_path
+
+    put_python_on_path()
+    template = f"sqlite:///{tmp_path / 'template.db'}"
+    create_gradebook(template)
+    with Gradebook(template) as book:
+        book.add_assignment(LESSON)
+        book.add_notebook(LESSON, LESSON)
+        for name, points in (("a", 1.0), ("b", 2.0)):
+            book.add_grade_cell(
+                name, LESSON, LESSON, max_score=points, cell_type="code"
+            )
+    course = tmp_path / "gradebook.db"
+    return f"sqlite:///{course}", {LESSON: template}, course
+
+
+def _result(student: str, a: float, b: float, b_max: float = 2.0) -> Result:
+    return Result(
+        student=student, lesson=LESSON, status="graded", score=a + b,
+        max_score=1.0 + b_max, per_question={"a": [a, 1.0], "b": [b, b_max]},
+    )  # fmt: skip
+
+
+def _grade(db_url: str, student: str, cell: str):
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as book:
+        grade = book.find_grade(cell, LESSON, LESSON, student)
+        return (
+            grade.auto_score,
+            grade.manual_score,
+            grade.needs_manual_grade,
+            float(grade.max_score),
+        )
+
+
+def test_a_lesson_added_with_its_due_date_before_grading_is_set_up(books):
+    """`nbgrader db assignment add L --duedate=...` first: the lesson has no
+    notebook yet; grading copies its cells in and keeps the due date."""
+    from nbgrader.api import Gradebook
+
+    db_url, templates, _ = books
+    create_gradebook(db_url)
+    with Gradebook(db_url) as book:
+        book.add_assignment(LESSON, duedate="2026-12-02 08:00:00")
+    record([_result("José", 1.0, 2.0)], db_url, templates)
+    with Gradebook(db_url) as book:
+        assert str(book.find_assignment(LESSON).duedate).startswith("2026-12-02 08:00")
+        assert book.find_submission(LESSON, "José").score == 3.0
+
+
+def test_a_failed_record_leaves_no_partial_submission(books):
+    from nbgrader.api import Gradebook, MissingEntry
+
+    db_url, templates, _ = books
+    cells = {"a": [1.0, 1.0], "no-such-cell": [1.0, 1.0]}
+    wrong = Result(
+        student="o'brien", lesson=LESSON, status="graded", per_question=cells
+    )
+    with pytest.raises(MissingEntry):
+        record([wrong], db_url, templates)
+    with Gradebook(db_url) as book, pytest.raises(MissingEntry):
+        book.find_submission(LESSON, "o'brien")
+
+
+def test_a_rerun_that_changes_no_auto_score_keeps_the_manual_triage(books):
+    """nbgrader's SaveAutoGrades: a hand-given score needs a look again only
+    when the auto score under it changed."""
+    from nbgrader.api import Gradebook
+
+    db_url, templates, _ = books
+    record([_result("ada", 0.0, 2.0)], db_url, templates)
+    with Gradebook(db_url) as book:
+        grade = book.find_grade("a", LESSON, LESSON, "ada")
+        grade.manual_score, grade.needs_manual_grade = 0.5, False
+        book.db.commit()
+    record([_result("ada", 0.0, 2.0)], db_url, templates)
+    assert _grade(db_url, "ada", "a") == (0.0, 0.5, False, 1.0)
+    record([_result("ada", 1.0, 2.0)], db_url, templates)
+    assert _grade(db_url, "ada", "a") == (1.0, 0.5, True, 1.0)
+
+
+def test_a_points_change_moves_the_definition_and_no_score_exceeds_its_maximum(
+    books,
+):
+    db_url, templates, path = books
+    record([_result("ada", 1.0, 2.0), _result("bob", 1.0, 1.0)], db_url, templates)
+    # --rules current after b went from 2 to 4 points: the class regraded
+    record(
+        [_result("ada", 1.0, 4.0, 4.0), _result("bob", 1.0, 2.0, 4.0)],
+        db_url,
+        templates,
+    )
+    assert _grade(db_url, "ada", "b") == (4.0, None, False, 4.0)
+    assert held_definitions(path)[LESSON][0] == {"a": 1.0, "b": 4.0}
+    # one student under the old points again would put ada above b's maximum
+    with pytest.raises(ValueError, match="--rules current"):
+        record([_result("bob", 1.0, 2.0, 2.0)], db_url, templates)
+    assert _grade(db_url, "ada", "b") == (4.0, None, False, 4.0)
+    assert _grade(db_url, "bob", "b") == (2.0, None, False, 4.0)
