@@ -24,6 +24,7 @@ what the store runs is what must compile.
 from __future__ import annotations
 
 import builtins
+import secrets
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,14 @@ def launch_on_store(kernel: Any, args: tuple, source: str, link: Any) -> None:
         data = value._ary if kind == "device" else value
         nodes.append([kind, encode(data)])
     shared = int(getattr(kernel, "dynshared_size", 0) or 0)
-    reply = link.request(["launch", name, source, grid, block, shared, nodes])
+    token = secrets.token_hex(16)  # the kernel itself, for a store in this process
+    _HERE[token] = kernel
+    try:
+        reply = link.request(
+            ["launch", name, source, grid, block, shared, nodes, token]
+        )
+    finally:
+        _HERE.pop(token, None)
     if reply[0] == "raised":
         raise _raised(str(reply[1]), str(reply[2]))
     for value, node in zip(args, reply[1]):
@@ -145,6 +153,11 @@ def _raised(kind: str, text: str) -> BaseException:
 
 # --- in the store ------------------------------------------------------------
 
+#: Kernels being launched from this process, by a random token: a store in
+#: the same process (a lesson's) runs the kernel itself, whose source may not
+#: be readable (code run with exec); a store in another process never has
+#: them and runs the source.
+_HERE: dict[str, Any] = {}
 #: Launches the store is running in this process (a lesson's store shares its
 #: process with numba's simulator: those launches are the store's own).
 _RUNNING = 0
@@ -160,9 +173,11 @@ def run_kernel(request: dict[str, Any]) -> dict[str, Any]:
     from course.racecheck import race_check
 
     name = request["name"]
-    namespace: dict[str, Any] = {"__name__": "__kernel__"}
-    exec(compile(request["source"], f"<kernel {name}>", "exec"), namespace)
-    kernel = namespace.get(name)
+    kernel = _HERE.get(str(request.get("here") or ""))
+    if not hasattr(kernel, "__getitem__"):  # another process's kernel: its source
+        namespace: dict[str, Any] = {"__name__": "__kernel__"}
+        exec(compile(request["source"], f"<kernel {name}>", "exec"), namespace)
+        kernel = namespace.get(name)
     if not hasattr(kernel, "__getitem__") or not hasattr(kernel, "fn"):
         raise TypeError(
             f"{name} is not a @cuda.jit kernel defined at the top level of a "
@@ -189,7 +204,14 @@ def run_kernel(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def store_launch(
-    store: Any, name: Any, source: Any, grid: Any, block: Any, shared: Any, nodes: Any
+    store: Any,
+    name: Any,
+    source: Any,
+    grid: Any,
+    block: Any,
+    shared: Any,
+    nodes: Any,
+    here: Any = None,
 ) -> list[Any]:
     """The store's ``launch`` op (see the module): ``["done", arrays]`` with
     a node for each host or device array, or ``["raised", type, text]``."""
@@ -208,7 +230,7 @@ def store_launch(
     request = {
         "name": str(name), "source": str(source), "args": args,
         "grid": [int(g) for g in grid], "block": [int(b) for b in block],
-        "shared": int(shared),
+        "shared": int(shared), "here": str(here or ""),
     }  # fmt: skip
     try:
         done = store.launcher(request)

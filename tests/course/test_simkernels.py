@@ -105,3 +105,16 @@ def test_simulated_gpu_counts_numba_s_implicit_copies_and_keeps_device_arrays():
     np.testing.assert_array_equal(back, 2 * x)
     assert (device_arrays.uploads, device_arrays.downloads) == (1, 1)
     assert cuda.to_device.__module__.startswith("numba")  # put back
+
+
+def test_simulated_gpu_runs_a_kernel_whose_source_cannot_be_read():
+    """A kernel defined by exec (a lesson run as a script's cells): the store
+    in this process runs the kernel itself."""
+    from course.cudasim import simulated_gpu
+
+    namespace: dict = {}
+    exec(SAXPY, namespace)  # noqa: S102 - a kernel with no file behind it
+    x, out = np.arange(4, dtype=np.float32), np.zeros(4, dtype=np.float32)
+    with simulated_gpu():
+        namespace["saxpy"][1, 4](np.float32(3), x, x, out)
+    np.testing.assert_array_equal(out, 4 * x)
