@@ -147,6 +147,17 @@ def publish(planned: Plan, graded_now: list[Result], seconds: float) -> ClassRep
         for result in ordered + planned.others:
             if result.status == "graded":
                 store.save(out, result)
+    elif request.gradebook is None and planned.lateness is not None:
+        from autograder.classgrade.due import late_without_gradebook
+        from autograder.classgrade.request import course_root
+        from autograder.config.scratch import instructor_config
+
+        # no gradebook: the results are the store of lateness and penalties
+        config = instructor_config(course_root(request))
+        late_without_gradebook(ordered + planned.others, planned.lateness, config, out)
+        for result in ordered + planned.others:
+            if result.status == "graded":
+                store.save(out, result)
     for key in planned.dropped:  # --force: what this source no longer holds
         store.forget(out, *key)
     write_reports(sorted(ordered + planned.others, key=_row), out)

@@ -102,6 +102,45 @@ def _penalty_plugin(config: Any) -> Any:
     return step.plugin_inst
 
 
+#: Without a gradebook, the due dates live beside the results, in this file.
+DUE_FILE = "due_dates.json"
+
+
+def kept_due_dates(out_dir: Path) -> dict[str, datetime]:
+    """The due dates a run without a gradebook kept (UTC, naive)."""
+    import json
+
+    path = Path(out_dir) / DUE_FILE
+    if not path.is_file():
+        return {}
+    found = json.loads(path.read_text(encoding="utf-8"))
+    return {str(k): datetime.fromisoformat(str(v)) for k, v in found.items()}
+
+
+def keep_due_dates(out_dir: Path, dates: dict[str, datetime]) -> None:
+    """Keep ``dates`` beside the results (without a gradebook)."""
+    import json
+
+    from autograder.classgrade.store import write_text
+
+    text = json.dumps({k: v.isoformat() for k, v in sorted(dates.items())}, indent=1)
+    write_text(Path(out_dir) / DUE_FILE, text + "\n")
+
+
+def penalty_for(plugin: Any, student: str, score: float, seconds: float) -> float:
+    """Points off ``score`` for ``seconds`` late, as the plugin gives them and
+    nbgrader caps them: never below 0, never above the score."""
+    if seconds <= 0:
+        return 0.0
+    penalty = plugin.late_submission_penalty(student, score, seconds)
+    return min(max(float(penalty or 0.0), 0.0), float(score))
+
+
+def penalty_plugin(config: Any) -> Any:
+    """The late-submission plugin the course config names."""
+    return _penalty_plugin(config)
+
+
 def preview(
     submissions: list[Submission],
     due: str | None,
@@ -109,11 +148,13 @@ def preview(
     gradebook: Path | None,
     config: Any,
     points_of: Any = None,
+    kept: dict[str, datetime] | None = None,
 ) -> Lateness:
-    """Due dates and lateness for ``submissions``, as the gradebook will have
-    them after the run (``due`` replaces ``lesson``'s due date); a penalty is
-    worked out on ``points_of(submission)``, the full marks of the release
-    it is graded under (default: the current release's).
+    """Due dates and lateness for ``submissions``, as the gradebook (or,
+    without one, the results folder: ``kept``) will have them after the run
+    (``due`` replaces ``lesson``'s due date); a penalty is worked out on
+    ``points_of(submission)``, the full marks of the release it is graded
+    under (default: the current release's).
 
     Raises:
         ValueError: ``due`` is not a date this course reads (with examples).
@@ -126,6 +167,9 @@ def preview(
     found = Lateness()
     for name, when in stored.items():
         found.due[name] = (when, "the gradebook's")
+    for name, when in (kept or {}).items():
+        if name in lessons:
+            found.due[name] = (when, "the results folder's")
     if due is not None and lesson is not None:
         found.due[lesson] = (parse_time(due, config), f"--due {due!r}")
     if not found.due:
@@ -154,8 +198,7 @@ def preview(
             found.on_time += 1
             continue
         full = points_of(sub)
-        penalty = plugin.late_submission_penalty(sub.student, full, seconds)
-        penalty = min(max(float(penalty or 0.0), 0.0), full)
+        penalty = penalty_for(plugin, sub.student, full, seconds)
         found.late.append(Late(sub.student, sub.lesson, seconds, penalty, full))
     return found
 
@@ -183,3 +226,29 @@ def check(found: Lateness, yes: bool) -> None:
             f"it (--due, ISO 8601 with a zone); if it is right, rerun with --yes\n"
             f"{shown}"
         )
+
+
+def late_without_gradebook(
+    results: list[Any], found: Lateness, config: Any, out_dir: Path
+) -> None:
+    """Without a gradebook the results are the store: each graded result's
+    lateness and penalty (on its own score, as nbgrader's
+    ``AssignLatePenalties`` works it out), and the due dates, kept beside it."""
+    from autograder.classgrade.late import parse_stamp
+
+    plugin = _penalty_plugin(config) if found.due else None
+    for result in results:
+        if result.status != "graded":
+            continue
+        due = found.due.get(result.lesson)
+        seconds = 0.0
+        if due is not None and result.submitted_at:
+            seconds = (parse_stamp(result.submitted_at) - due[0]).total_seconds()
+        result.seconds_late = max(0.0, seconds)
+        result.late_penalty = (
+            penalty_for(plugin, result.student, result.score, seconds)
+            if plugin is not None
+            else 0.0
+        )
+    if found.due:
+        keep_due_dates(out_dir, {k: v[0] for k, v in found.due.items()})

@@ -93,6 +93,7 @@ class Plan:
     others: list[Result] = field(default_factory=list)  # rows kept, not graded now
     dropped: list[Key] = field(default_factory=list)  # --force: removed at publish
     releases: list[str] = field(default_factory=list)  # rules other than current
+    lateness: Lateness | None = None  # due dates and who is late, before grading
 
 
 def _check(request: Request, submissions: list[Submission]) -> None:
@@ -180,6 +181,17 @@ def _earlier_rows(
     ), lost
 
 
+def course_root(request: Request) -> Path | None:
+    """The course root whose config names the late-penalty plugin: the
+    gradebook's folder, else the folder of an nbgrader ``submitted/`` source."""
+    if request.gradebook is not None:
+        return Path(request.gradebook).resolve().parent
+    source = Path(request.source).resolve()
+    if source.is_dir() and source.name == "submitted":
+        return source.parent
+    return source if (source / "submitted").is_dir() else None
+
+
 def _lateness(
     request: Request,
     submissions: list[Submission],
@@ -203,10 +215,10 @@ def _lateness(
                 full[key] = sum(grade_points(sub.lesson).values())
         return full[key]
 
-    root = Path(request.gradebook).resolve().parent
     found = due.preview(
         submissions, request.due, lesson, request.gradebook,
-        instructor_config(root), points_of,
+        instructor_config(course_root(request)), points_of,
+        None if request.gradebook else due.kept_due_dates(Path(request.out_dir)),
     )  # fmt: skip
     due.check(found, request.yes)
     return found
@@ -251,12 +263,12 @@ def plan(
     others, dropped = _earlier_rows(request, out_dir, submissions, lesson)
     ruled = rules_of(request.rules, submissions)
     due = None
-    if request.gradebook is not None:
-        lateness = _lateness(request, submissions, lesson, ruled)
-        if say is not None:
-            say(lateness.lines())
-        if request.due is not None and lesson in lateness.due:
-            due = lateness.due[lesson][0].isoformat()
+    # with a gradebook, lateness is kept there; without one, in the results
+    lateness = _lateness(request, submissions, lesson, ruled)
+    if say is not None:
+        say(lateness.lines())
+    if request.due is not None and lesson in lateness.due:
+        due = lateness.due[lesson][0].isoformat()
     results: dict[Key, Result] = {}
     earlier: dict[Key, Result | None] = {}
     todo = []
@@ -324,5 +336,5 @@ def plan(
         request, out_dir, submissions, todo, jobs, results, earlier, problems,
         courses, gradebooks, kernels, whole, lesson, due,
         (intake.skipped, intake.unattributed), others, dropped,
-        releases.summary([ruled[s.path] for s in todo]),
+        releases.summary([ruled[s.path] for s in todo]), lateness,
     )  # fmt: skip

@@ -69,11 +69,6 @@ def grade_command(args: argparse.Namespace) -> int:
     from autograder.classgrade import grade_class
 
     gradebook = gradebook_for(args)
-    if args.due and gradebook is None:
-        raise ValueError(
-            "--due sets the due date in a gradebook, and there is none here: "
-            "grade an nbgrader submitted/ folder or pass --gradebook PATH"
-        )
     if args.due and not args.lesson:
         raise ValueError("--due needs --lesson: a due date belongs to one lesson")
     if (args.student or args.question) and args.force:

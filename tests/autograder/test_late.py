@@ -109,7 +109,6 @@ def test_map_csv_with_header_and_times(tmp_path):
     ("extra", "message"),
     [
         (["--gradebook", "g.db", "--due", "2026-12-01"], "--due needs --lesson"),
-        (["--lesson", LESSON, "--due", "2026-12-01"], "there is none here"),
         (["--student", "zed", "--force"], "--force regrades everyone"),
         (["--student", "zed"], "no submission from student 'zed' here (found: ann)"),
         (["--question", "01-nope"], "the grade ids are: 01-describe-device"),
@@ -220,6 +219,39 @@ def test_a_page_follows_the_gradebook_when_the_penalty_goes_away(tmp_path):
     assert "Late submission penalty" not in Path(on_time.feedback).read_text(
         encoding="utf-8"
     )
+
+
+@pytest.mark.slow
+def test_without_a_gradebook_the_results_keep_lateness_and_penalties(tmp_path):
+    """`--no-gradebook` with `--due`: the results are the store. The penalty is
+    worked out on the score, the due date is kept beside the results, and a
+    rerun without --due keeps both."""
+    from autograder.classgrade import grade_class
+    from autograder.classgrade.store import stored
+    from tests.lesson_helpers import submission
+
+    course = tmp_path / "course"
+    handed = course / "submitted" / "ann" / LESSON
+    handed.mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
+        "c.PerHourPenalty.points_per_hour = 1\n"
+    )
+    submission(LESSON, handed / f"{LESSON}.ipynb")
+    (handed / "timestamp.txt").write_text("2026-12-01 12:30:00.000000 UTC")
+    out = tmp_path / "out"
+    common = {"out_dir": out, "progress": False, "jobs": 1}
+    (late,) = grade_class(
+        course / "submitted", LESSON, due="2026-12-01T10:00Z", **common
+    ).results
+    assert (late.seconds_late, late.late_penalty) == (9000.0, 3.0)
+    assert late.final == late.score - 3
+    kept = stored(out, "ann", LESSON)
+    assert (kept.seconds_late, kept.late_penalty) == (9000.0, 3.0)
+    assert (out / "due_dates.json").is_file()
+    (again,) = grade_class(course / "submitted", LESSON, **common).results
+    assert (again.seconds_late, again.late_penalty) == (9000.0, 3.0)
 
 
 def test_a_thread_pool_is_refused_before_any_job_runs(tmp_path):
