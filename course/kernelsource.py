@@ -33,11 +33,11 @@ def _plain(value: Any) -> str | None:
     import numpy as np
 
     if isinstance(value, np.generic) and value.dtype.kind in "biuf":
-        return f"__import__('numpy').{value.dtype.name}({value.item()!r})"
+        return f"_numpy_.{value.dtype.name}({value.item()!r})"
     if isinstance(value, type) and issubclass(value, np.generic):
-        return f"__import__('numpy').{value.__name__}"
+        return f"_numpy_.{value.__name__}"
     if isinstance(value, np.dtype) and value.kind in "biuf":
-        return f"__import__('numpy').dtype({value.str!r})"
+        return f"_numpy_.dtype({value.str!r})"
     if type(value) is tuple and len(value) < 16:
         parts = [_plain(v) for v in value]
         if all(p is not None for p in parts):
@@ -99,7 +99,8 @@ def compile_source(
     helpers: list[str],
 ) -> str:
     """A module that defines kernel ``name`` as it was launched."""
-    lines = ["from numba import cuda", *dict.fromkeys(imports)]
+    lines = ["from numba import cuda", "import numpy as _numpy_"]
+    lines += list(dict.fromkeys(imports))
     lines += [f"{key} = {text}" for key, text in values.items()]
     lines += [*dict.fromkeys(helpers), source]
     return "\n".join(lines) + "\n"
@@ -117,4 +118,91 @@ def kernel_module(kernel: Any) -> str:
     return compile_source(name, _source(function), values, imports, helpers)
 
 
-__all__ = ["compile_source", "kernel_module"]
+#: Builtins a kernel never calls; through them Python reaches everything.
+_REFUSED_CALLS = frozenset(
+    "exec eval compile getattr setattr delattr globals locals vars open input "
+    "breakpoint type super object memoryview dir help classmethod staticmethod "
+    "property".split()
+)
+#: Attributes of a module a kernel names that lead out of the kernel's world.
+_REFUSED_ATTRIBUTES = frozenset(
+    "os sys subprocess builtins importlib simulator kernelapi kernel racecheck "
+    "config core lib ctypes io shutil pathlib socket signal threading "
+    "testing".split()
+)
+_MODULE_ROOTS = ("numba", "numba.cuda", "math", "numpy")
+
+
+def refuse_unsafe(source: str) -> None:
+    """Refuse a kernel module (:func:`compile_source`) that does what no CUDA
+    kernel does: import other modules, run code at module level other than
+    constants and ``@cuda.jit`` definitions, call ``exec``-like builtins, name
+    a dunder, assign an attribute, or reach through a module into Python's
+    own (``np.lib.npyio.os``).
+
+    Raises:
+        TypeError: saying what the kernel does and what CUDA allows.
+    """
+    import ast
+
+    def refuse(node: ast.AST, what: str) -> None:
+        line = getattr(node, "lineno", "?")
+        raise TypeError(
+            f"the kernel's code {what} (line {line} of its module), which a CUDA "
+            "kernel cannot: inside kernels use indexing, arithmetic, math "
+            "functions and cuda.* calls"
+        )
+
+    tree = ast.parse(source)
+    modules = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            base = node.module if isinstance(node, ast.ImportFrom) else None
+            for alias in node.names:
+                full = f"{base}.{alias.name}" if base else alias.name
+                if full not in _MODULE_ROOTS:
+                    refuse(node, f"imports {full}")
+                modules.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.FunctionDef):
+            for decorator in node.decorator_list:
+                target = (
+                    decorator.func if isinstance(decorator, ast.Call) else decorator
+                )
+                if not (isinstance(target, ast.Attribute) and target.attr == "jit"):
+                    refuse(decorator, "decorates a function with other than cuda.jit")
+        elif isinstance(node, ast.Assign):  # a value the kernel reads
+            for part in ast.walk(node.value):
+                if isinstance(part, ast.Call) and not (
+                    isinstance(part.func, ast.Attribute)
+                    and isinstance(part.func.value, ast.Name)
+                    and part.func.value.id == "_numpy_"
+                ):
+                    refuse(part, "calls a function at the top level")
+        else:
+            refuse(node, f"runs a {type(node).__name__} at the top level")
+    for node in ast.walk(tree):
+        name = node.id if isinstance(node, ast.Name) else None
+        attr = node.attr if isinstance(node, ast.Attribute) else None
+        if any(n and n.startswith("__") for n in (name, attr)):
+            refuse(node, f"names {name or attr}")
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            refuse(node, f"assigns the attribute {node.attr}")
+        if isinstance(node, ast.Attribute) and node.attr in _REFUSED_ATTRIBUTES:
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in modules:
+                refuse(node, f"reaches {node.attr} through a module")
+        if isinstance(node, (ast.Lambda, ast.ClassDef, ast.Global, ast.Nonlocal)):
+            refuse(node, f"uses {type(node).__name__.lower()}")
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and node not in tree.body:
+            refuse(node, "imports inside a function")
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _REFUSED_CALLS
+        ):
+            refuse(node, f"calls {node.func.id}")
+
+
+__all__ = ["compile_source", "kernel_module", "refuse_unsafe"]

@@ -175,6 +175,9 @@ def run_kernel(request: dict[str, Any]) -> dict[str, Any]:
     name = request["name"]
     kernel = _HERE.get(str(request.get("here") or ""))
     if not hasattr(kernel, "__getitem__"):  # another process's kernel: its source
+        from course.kernelsource import refuse_unsafe
+
+        refuse_unsafe(request["source"])
         namespace: dict[str, Any] = {"__name__": "__kernel__"}
         exec(compile(request["source"], f"<kernel {name}>", "exec"), namespace)
         kernel = namespace.get(name)
@@ -218,9 +221,15 @@ def store_launch(
     where = f"kernel {str(name)[:80]}"
     kinds, args = [], []
     for node in nodes:
-        kind, value = str(node[0]), store._value(node[1])
-        if kind == "store" and not (isinstance(node[1], list) and node[1][0] == "h"):
-            raise TypeError("a store array argument that is not a handle")
+        kind = str(node[0])
+        handle = isinstance(node[1], list) and bool(node[1]) and node[1][0] == "h"
+        if kind not in ("host", "device", "store", "value"):
+            raise TypeError(f"no kind of kernel argument is called {kind!r}")
+        if (kind == "store") != handle:
+            raise TypeError("a store array is passed by its handle, and only it")
+        if kind == "value" and isinstance(node[1], list) and node[1][0] == "a":
+            raise TypeError("an array argument passed as a value")
+        value = store._value(node[1])
         if kind in ("host", "device", "store") and not isinstance(value, np.ndarray):
             raise TypeError(f"a {kind} array argument that is not an array")
         if kind == "host":
@@ -237,9 +246,11 @@ def store_launch(
     except Exception as exc:  # noqa: BLE001 - the kernel's error, for the student
         store._event("sync", f"kernel.{name}", 0, where)
         return ["raised", type(exc).__name__, str(exc)[:2000]]
-    store.counts["launch"] += int(done.get("launches", 1))
-    store.by_op[f"launch:kernel.{name}"] += int(done.get("launches", 1))
-    store._event("kernel", str(name), int(done.get("barriers", 0)), where)
+    # one request, one launch; the barriers the child saw (never negative)
+    barriers = max(0, int(done.get("barriers", 0)))
+    store.counts["launch"] += 1
+    store.by_op[f"launch:kernel.{name}"] += 1
+    store._event("kernel", str(name), barriers, where)
     back: list[Any] = []
     for kind, node, held, value in zip(kinds, nodes, args, done["args"]):
         if kind == "store":  # written where it lives

@@ -238,17 +238,14 @@ def late_without_gradebook(
 
     plugin = _penalty_plugin(config) if found.due else None
     for result in results:
-        if result.status != "graded":
-            continue
+        if result.status != "graded" or result.lesson not in found.due:
+            continue  # another lesson's row keeps what it has
         due = found.due.get(result.lesson)
         seconds = 0.0
         if due is not None and result.submitted_at:
             seconds = (parse_stamp(result.submitted_at) - due[0]).total_seconds()
         result.seconds_late = max(0.0, seconds)
-        result.late_penalty = (
-            penalty_for(plugin, result.student, result.score, seconds)
-            if plugin is not None
-            else 0.0
-        )
+        result.late_penalty = penalty_for(plugin, result.student, result.score, seconds)
     if found.due:
-        keep_due_dates(out_dir, {k: v[0] for k, v in found.due.items()})
+        dates = {**kept_due_dates(out_dir), **{k: v[0] for k, v in found.due.items()}}
+        keep_due_dates(out_dir, dates)

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from autograder.classgrade.gradebook_rules import follow_points
 from autograder.classgrade.gradebook_schema import create_gradebook
 from autograder.classgrade.reports import Result
 
@@ -134,7 +135,7 @@ def record(
                 _copy_lesson(template, course, name)
         if due and lesson:
             course.update_or_create_assignment(lesson, duedate=parse_stamp(due))
-        _follow_points(course, graded)
+        follow_points(course, templates, graded, only_question, whole)
         created: list[tuple[str, str]] = []
         try:
             _record_scores(course, graded, only_question, whole, created)
@@ -161,63 +162,6 @@ def record(
                 target = Path(course_root) / "autograded" / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(executed, target)
-
-
-def held_definitions(gradebook: Any) -> dict[str, tuple]:
-    """``{lesson: (grade cells, task cells)}`` the course gradebook at path
-    ``gradebook`` holds (a lesson with its notebook), as a release's cells
-    are compared (:mod:`autograder.classgrade.prepare`)."""
-    if gradebook is None or not Path(gradebook).is_file():
-        return {}
-    from nbgrader.api import Gradebook
-
-    found = {}
-    with Gradebook(f"sqlite:///{Path(gradebook).resolve()}") as course:
-        for assignment in course.assignments:
-            for notebook in assignment.notebooks:
-                if notebook.name == assignment.name:
-                    found[assignment.name] = (
-                        {c.name: float(c.max_score) for c in notebook.grade_cells},
-                        {c.name: float(c.max_score) for c in notebook.task_cells},
-                    )
-    return found
-
-
-def _follow_points(course: Any, graded: list[Result]) -> None:
-    """A lesson's definition follows the points of the results recorded now
-    (``--rules current`` after a release changed them): a cell's maximum is
-    never below the score written into it, nor below one already there.
-
-    Raises:
-        ValueError: a maximum would fall below a score the gradebook keeps
-            (the rest of the class was graded under more points).
-    """
-    maxima: dict[tuple[str, str], float] = {}
-    for result in graded:
-        for cell, (_, total) in result.per_question.items():
-            maxima[(result.lesson, cell)] = float(total)
-    now = {(r.student, r.lesson) for r in graded}
-    changed = False
-    for lesson in sorted({lesson for lesson, _ in maxima}):
-        for notebook in course.find_assignment(lesson).notebooks:
-            for cell in notebook.grade_cells:
-                new = maxima.get((lesson, cell.name))
-                if new is None or float(cell.max_score) == new:
-                    continue
-                for grade in cell.grades:
-                    kept = max(grade.auto_score or 0.0, grade.manual_score or 0.0)
-                    student = grade.notebook.assignment.student.id
-                    if (student, lesson) not in now and kept > new:
-                        course.db.rollback()
-                        raise ValueError(
-                            f"{lesson}: {cell.name} would be worth {new:g} points, "
-                            f"but {student} holds {kept:g} there (graded under "
-                            "other rules). Grade the whole class under one "
-                            "release: --rules current without --student"
-                        )
-                cell.max_score, changed = new, True
-    if changed:
-        course.db.commit()
 
 
 def _record_scores(

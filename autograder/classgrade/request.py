@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.classgrade.due import Lateness
-from autograder.classgrade.gradebook import held_definitions
+from autograder.classgrade.gradebook_rules import held_definitions
 from autograder.classgrade.intake import Submission, collect
 from autograder.classgrade.prepare import prepare_lessons, rules_of
 from autograder.classgrade.reports import Result

@@ -4,9 +4,12 @@ points change)."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
-from autograder.classgrade.gradebook import create_gradebook, held_definitions, record
+from autograder.classgrade.gradebook import create_gradebook, record
+from autograder.classgrade.gradebook_rules import held_definitions
 from autograder.classgrade.reports import Result
 
 LESSON = "L"
@@ -70,6 +73,7 @@ def test_a_lesson_added_with_its_due_date_before_grading_is_set_up(books):
 
 
 def test_a_failed_record_leaves_no_partial_submission(books):
+    """Every result's cells are checked before anything is written."""
     from nbgrader.api import Gradebook, MissingEntry
 
     db_url, templates, _ = books
@@ -77,10 +81,11 @@ def test_a_failed_record_leaves_no_partial_submission(books):
     wrong = Result(
         student="o'brien", lesson=LESSON, status="graded", per_question=cells
     )
-    with pytest.raises(MissingEntry):
-        record([wrong], db_url, templates)
-    with Gradebook(db_url) as book, pytest.raises(MissingEntry):
-        book.find_submission(LESSON, "o'brien")
+    with pytest.raises(ValueError, match="no cell no-such-cell"):
+        record([_result("ada", 1.0, 2.0), wrong], db_url, templates)
+    for student in ("ada", "o'brien"):
+        with Gradebook(db_url) as book, pytest.raises(MissingEntry):
+            book.find_submission(LESSON, student)
 
 
 def test_a_rerun_that_changes_no_auto_score_keeps_the_manual_triage(books):
@@ -103,18 +108,28 @@ def test_a_rerun_that_changes_no_auto_score_keeps_the_manual_triage(books):
 def test_a_points_change_moves_the_definition_and_no_score_exceeds_its_maximum(
     books,
 ):
+    from nbgrader.api import Gradebook
+
     db_url, templates, path = books
-    record([_result("ada", 1.0, 2.0), _result("bob", 1.0, 1.0)], db_url, templates)
-    # --rules current after b went from 2 to 4 points: the class regraded
-    record(
-        [_result("ada", 1.0, 4.0, 4.0), _result("bob", 1.0, 2.0, 4.0)],
-        db_url,
-        templates,
-    )
+    old = dict(templates)
+    record([_result("ada", 1.0, 2.0), _result("bob", 1.0, 1.0)], db_url, old)
+    with Gradebook(db_url) as book:  # a hand-given score on bob's b
+        grade = book.find_grade("b", LESSON, LESSON, "bob")
+        grade.manual_score, grade.needs_manual_grade = 1.5, False
+        book.db.commit()
+    # a new release gives b 4 points (its template); --rules current regrades
+    new_db = path.parent / "new.db"
+    shutil.copyfile(path.parent / "template.db", new_db)
+    new = {LESSON: f"sqlite:///{new_db}"}
+    with Gradebook(new[LESSON]) as book:
+        book.find_grade_cell("b", LESSON, LESSON).max_score = 4.0
+        book.db.commit()
+    record([_result("ada", 1.0, 4.0, 4.0), _result("bob", 1.0, 1.0, 4.0)], db_url, new)
     assert _grade(db_url, "ada", "b") == (4.0, None, False, 4.0)
+    assert _grade(db_url, "bob", "b") == (1.0, 1.5, True, 4.0)  # looked at again
     assert held_definitions(path)[LESSON][0] == {"a": 1.0, "b": 4.0}
-    # one student under the old points again would put ada above b's maximum
+    # one student under the old release would put ada above b's maximum
     with pytest.raises(ValueError, match="--rules current"):
-        record([_result("bob", 1.0, 2.0, 2.0)], db_url, templates)
+        record([_result("bob", 1.0, 2.0)], db_url, old)
     assert _grade(db_url, "ada", "b") == (4.0, None, False, 4.0)
-    assert _grade(db_url, "bob", "b") == (2.0, None, False, 4.0)
+    assert _grade(db_url, "bob", "b") == (1.0, 1.5, True, 4.0)

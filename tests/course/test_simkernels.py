@@ -118,3 +118,22 @@ def test_simulated_gpu_runs_a_kernel_whose_source_cannot_be_read():
     with simulated_gpu():
         namespace["saxpy"][1, 4](np.float32(3), x, x, out)
     np.testing.assert_array_equal(out, 4 * x)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ("import os\n", "imports os"),
+        ("print('hi')\n", "runs a Expr"),
+        ("x = print('hi')\n", "calls a function at the top level"),
+        ("import numpy as np\ny = np.lib.npyio.os\n", "reaches os"),
+        ("@(lambda f: f)\ndef g():\n    pass\n", "decorates a function"),
+    ],
+)
+def test_a_kernel_module_that_does_what_no_kernel_does_is_refused(change, words):
+    from course.kernelsource import refuse_unsafe
+
+    refuse_unsafe(SAXPY)  # a kernel: fine
+    refuse_unsafe(RACY)
+    with pytest.raises(TypeError, match=words):
+        refuse_unsafe(SAXPY + change)

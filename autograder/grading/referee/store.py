@@ -154,6 +154,7 @@ class _Server:
 _SERVER: _Server | None = None
 #: A store's scratch folder for its launches' children ('' until one launches).
 _SCRATCH = ""
+_LOADED = False  # the server has loaded what launches need
 _SERVER_LOCK = threading.Lock()
 
 
@@ -185,6 +186,7 @@ def _apart() -> None:
     from autograder.grading.compile_server import in_own_namespace
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the stand-in waits for it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a launch's child may send it
     libc = ctypes.CDLL(None, use_errno=True)
     in_own_namespace(libc)
     if os.geteuid() == 0:
@@ -209,11 +211,17 @@ def _launch_apart(request: dict[str, Any]) -> dict[str, Any]:
 
         _SCRATCH = tempfile.mkdtemp(prefix="course-launch-")
     read, write = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        raise
     if pid == 0:  # pragma: no cover - the child's half, seen through its reply
         os.close(read)
         reply: list[Any]
         try:
+            os.setpgid(0, 0)  # its group: whatever it starts ends with it
             os.closerange(3, write)
             os.closerange(write + 1, 1 << 16)
             _confine_launch()
@@ -231,6 +239,7 @@ def _launch_apart(request: dict[str, Any]) -> dict[str, Any]:
         body = _read_until(read, pid, LAUNCH_SECONDS)
     finally:
         os.close(read)
+        _end_group(pid)
     if body is None:
         raise TimeoutError(
             f"the kernel ran past {LAUNCH_SECONDS:.0f} s in the simulator: check "
@@ -249,7 +258,11 @@ def _launch_apart(request: dict[str, Any]) -> dict[str, Any]:
 
 def _load_for_launches() -> None:
     """What a launch needs, loaded in the server before it forks a store: a
-    store's user may not read the course's files."""
+    store's user may not read the course's files. Once a server."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
     import msgpack  # noqa: F401
 
     import autograder.grading.cuda_compile  # noqa: F401
@@ -289,24 +302,41 @@ def _kernel_error(kind: str, text: str) -> Exception:
 
 
 def _read_until(read: int, pid: int, seconds: float) -> bytes | None:
-    """The child's whole reply, or None if it ran past ``seconds`` (killed)."""
+    """The child's whole reply, or None if it ran past ``seconds``."""
     import select
-    import signal
     import time
 
     chunks, deadline = [], time.monotonic() + seconds
     while True:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([read], [], [], left)[0]:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
             return None
         chunk = os.read(read, 1 << 20)
         if not chunk:
-            break
+            return b"".join(chunks)
         chunks.append(chunk)
-    os.waitpid(pid, 0)
-    return b"".join(chunks)
+
+
+def _end_group(pid: int) -> None:
+    """Kill the launch's child and all it started (its process group), then
+    reap it: nothing it left can hold the store up."""
+    import signal
+
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    while True:  # grandchildren it left, reparented to the store (PID 1)
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
 
 
 def _confine_launch() -> None:
@@ -318,6 +348,7 @@ def _confine_launch() -> None:
 
     seconds = int(LAUNCH_SECONDS) + 1
     resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
     _confine(Path(_SCRATCH))
 
 
