@@ -121,15 +121,19 @@ def test_a_cage_caps_the_number_of_processes():
     if cage.kind != "cgroup":
         cage.remove()
         pytest.skip("no writable pids cgroup here: the process group is killed instead")
-    code = (
-        "import os, time\nn = 0\n"
+    code = (  # forks only once it is in the cage (a line on stdin says so)
+        "import os, sys, time\nsys.stdin.readline()\nn = 0\n"
         "try:\n    for _ in range(50):\n        if os.fork() == 0:\n"
         "            time.sleep(60)\n            os._exit(0)\n        n += 1\n"
         "except OSError:\n    pass\nprint(n, flush=True)\ntime.sleep(60)"
     )
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     try:
         cage.add(proc.pid)
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
         started = int(proc.stdout.readline())
         assert started < 8
     finally:
