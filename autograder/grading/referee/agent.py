@@ -122,6 +122,9 @@ class Agent:
                     for k, v in dict.items(value)
                 ],
             ]
+        if isinstance(value, tuple) and hasattr(kind, "_fields"):
+            # a named tuple is a tuple: its values, as one
+            return ["t", [self.out(v, True, depth + 1) for v in value]]
         if kind in (set, frozenset):
             tag = "s" if kind is set else "f"
             return [tag, [self.out(v, True, depth + 1) for v in value]]
