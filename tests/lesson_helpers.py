@@ -22,3 +22,29 @@ def submission(lesson: str, path: Path, answers: dict[str, str] | None = None) -
     assert not remaining, f"no such answer cells: {sorted(remaining)}"
     write_notebook(nb, path)
     return path
+
+
+#: The Day 01 test cell whose points an older kept release changes.
+CHANGED = "01-largest-matrix-hidden-test"
+
+
+def older_release(base: Path, lesson: str = "01_devices") -> tuple[Path, str]:
+    """Keep, under ``base``, a release of Day 01 from before a change of
+    rules: there, task 1.4's hidden test (:data:`CHANGED`) was worth 4
+    points (now 2). Returns the folder of kept releases (for
+    ``releases.RELEASES``) and the release's digest; its student notebook is
+    ``base/notebooks/<lesson>/``."""
+    from autograder.lessons import releases
+    from autograder.publish.release import release
+
+    draft = base / "draft" / "solutions" / lesson / f"{lesson}.py"
+    draft.parent.mkdir(parents=True)
+    text = find_lesson(lesson).read_text(encoding="utf-8")
+    header = f'"grade_id": "{CHANGED}", "points": 2'
+    assert header in text
+    draft.write_text(text.replace(header, header[:-1] + "4"), encoding="utf-8")
+    with releases.used(lesson, base / "draft"):
+        release([lesson], base / "notebooks", log=lambda *_: None)
+    digest = releases.stamp_of(base / "notebooks" / lesson / f"{lesson}.ipynb")
+    assert digest and digest != releases.current(lesson)
+    return base / "releases", digest

@@ -13,9 +13,11 @@ Grading is three steps: ``plan`` (in ``request``, with the typed
 lesson's release made ready in ``prepare``;
 selection, what an earlier run graded), ``run`` (one :class:`Job` per
 submission in ``worker``, on any executor; results stored by ``store`` as
-they arrive) and ``publish`` (the course gradebook in ``gradebook``, a new
-one made by ``gradebook_schema``, each lesson's definition in
-``gradebook_rules``; then lateness, ``reports`` and feedback);
+they arrive) and ``publish`` (every output read from the store of scores:
+the course gradebook, which ``gradebook`` alone opens and records each
+result into as it arrives, a new one made by ``gradebook_schema``, each
+lesson's definition in ``gradebook_rules``; then ``reports`` and the feedback
+pages, drawn by ``pages``);
 ``batch`` holds the last two and :func:`grade_class`, which does all three.
 Before any job, ``due`` prints each due date and who is late (and stops a run
 whose penalties look like a wrong date); ``runlock`` lets one run at a time

@@ -27,10 +27,14 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from autograder.classgrade import store
+from autograder.classgrade.due import late_into
+from autograder.classgrade.gradebook import CourseBook
+from autograder.classgrade.pages import draw_pages
 from autograder.classgrade.pool import shared_server, stop_pool, worker_pool
 from autograder.classgrade.progress import Progress
 from autograder.classgrade.reports import (
     ClassReport,
+    Marks,
     Result,
     feedback_to_course,
     write_reports,
@@ -72,16 +76,18 @@ def run(
     planned: Plan,
     executor: Executor,
     on_result: Callable[[Result], None] | None = None,
+    book: CourseBook | None = None,
 ) -> Iterator[Result]:
     """Grade the plan's jobs on ``executor``; store and yield each result as it
-    arrives (a one-question regrade yields the merged result)."""
+    arrives (a one-question regrade yields the merged result): into ``book``,
+    the course gradebook, when there is one."""
     if isinstance(executor, ThreadPoolExecutor):
         raise TypeError(
             "run() needs an executor of processes (worker_pool(), a "
             "ProcessPoolExecutor or a cluster's): a job caps its process's "
             "memory and sets its environment"
         )
-    out, question = planned.out_dir, planned.request.question
+    question = planned.request.question
     with _interrupt_deferred():  # a worker half started would be orphaned
         futures = {executor.submit(grade_job, job): job for job in planned.jobs}
     for future in as_completed(futures):
@@ -95,72 +101,112 @@ def run(
                 f"the grading worker failed: {type(exc).__name__}: {exc}",
             )
         result = graded.result
-        earlier = planned.earlier.get((result.student, result.lesson))
-        if question is not None and earlier is not None:
-            if result.status == "graded" and question in result.per_question:
-                store.keep(out, graded)  # the notebook and page graded now
-                result = _one_question(result, earlier, question)
-                result.feedback = graded.result.feedback
-            else:  # the regrade failed: the earlier result stands
-                planned.problems.append(
-                    f"{result.student}/{result.lesson}: the regrade of "
-                    f"{question} failed ({result.status}: "
-                    f"{result.message[:200]}); the earlier result stands"
-                )
-                result = earlier
-            store.save(out, result)
-        else:
-            store.keep(out, graded)
+        key = (result.student, result.lesson)
+        earlier = planned.earlier.get(key)
+        with _interrupt_deferred():  # the gradebook and the files agree
+            if question is not None and earlier is not None:
+                if result.status == "graded" and question in result.per_question:
+                    store.keep(planned.out_dir, graded)
+                    result = _one_question(result, earlier, question)
+                    _store(planned, result, book, graded.result, question)
+                else:  # the regrade failed: the earlier result stands
+                    planned.problems.append(
+                        f"{result.student}/{result.lesson}: the regrade of "
+                        f"{question} failed ({result.status}: "
+                        f"{result.message[:200]}); the earlier result stands"
+                    )
+                    result = earlier
+            else:
+                store.keep(planned.out_dir, graded)
+                _store(planned, result, book, result, None)
         if on_result is not None:
             on_result(result)
         yield result
+
+
+def _store(
+    planned: Plan,
+    result: Result,
+    book: CourseBook | None,
+    graded: Result,
+    one_cell: str | None,
+) -> None:
+    """Store one result as it arrives: its scores into ``book`` (``graded``:
+    the scores graded now; ``one_cell``: that cell alone), its graded
+    notebook beside the gradebook for formgrader; without a gradebook, its
+    lateness into the result. Then the result's JSON."""
+    out = planned.out_dir
+    result.submitted_at = planned.when.get((result.student, result.lesson), "")
+    graded.submitted_at = result.submitted_at
+    if result.status == "graded" and book is not None:
+        result.scores = "gradebook"
+        try:
+            book.record(graded, one_cell)
+        except ValueError as exc:
+            result.status, result.message = "error", str(exc)[:500]
+        else:
+            _to_formgrader(planned, result)
+    elif result.status == "graded" and planned.lateness is not None:
+        late_into(result, planned.lateness, planned.plugin)
+    if result.status == "graded":
+        result.feedback = str(store.page_path(out, result.student, result.lesson))
+    store.save(out, result)
+
+
+def _to_formgrader(planned: Plan, result: Result) -> None:
+    """The graded notebook, where formgrader's Manual Grading opens it."""
+    name = Path(result.student) / result.lesson / f"{result.lesson}.ipynb"
+    executed = planned.out_dir / "autograded" / name
+    if executed.is_file() and planned.request.gradebook is not None:
+        target = Path(planned.request.gradebook).resolve().parent / "autograded" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(executed, target)
 
 
 def _row(result: Result) -> tuple[str, str]:
     return (result.lesson, result.student)
 
 
-def publish(planned: Plan, graded_now: list[Result], seconds: float) -> ClassReport:
-    """Write the course gradebook (the one store of scores), then every
-    number read from it: lateness, raw and final scores, feedback pages; then
-    ``grades.csv`` and ``pass_rates.csv``."""
+def publish(
+    planned: Plan,
+    graded_now: list[Result],
+    seconds: float,
+    book: CourseBook | None = None,
+) -> ClassReport:
+    """Every output, read from the store of scores once it is final (``book``,
+    the course gradebook; without one, the results): raw and final scores and
+    lateness, the feedback pages whose marks changed, ``grades.csv`` and
+    ``pass_rates.csv``."""
     request, out = planned.request, planned.out_dir
     results = dict(planned.results)
     results.update({(r.student, r.lesson): r for r in graded_now})
     ordered = sorted(results.values(), key=lambda r: (r.lesson, r.student))
-    when = {(s.student, s.lesson): s.submitted_at for s in planned.submissions}
     for result in ordered:
-        result.submitted_at = when.get((result.student, result.lesson), "")
-    problems = planned.problems
-    if request.gradebook is not None and planned.courses:
-        from autograder.classgrade.gradebook import publish_to_gradebook
-
-        regraded = {(s.student, s.lesson) for s in planned.todo}
-        mine = [
-            r
-            for r in ordered
-            if not request.precise or (r.student, r.lesson) in regraded
-        ]
-        # every row's lateness and raw score as the gradebook has them, the
-        # rows kept from earlier runs included
-        problems += publish_to_gradebook(planned, ordered, mine, planned.others)
-        for result in ordered + planned.others:
-            if result.status == "graded":
-                store.save(out, result)
-    elif request.gradebook is None and planned.lateness is not None:
-        from autograder.classgrade.due import late_without_gradebook
-        from autograder.classgrade.request import course_root
-        from autograder.config.scratch import instructor_config
-
-        # no gradebook: the results are the store of lateness and penalties
-        config = instructor_config(course_root(request))
-        late_without_gradebook(ordered + planned.others, planned.lateness, config, out)
-        for result in ordered + planned.others:
-            if result.status == "graded":
-                store.save(out, result)
+        result.submitted_at = planned.when.get((result.student, result.lesson), "")
+    rows = ordered + planned.others
+    graded = [r for r in rows if r.status == "graded"]
+    if book is not None:
+        marks = book.marks((r.student, r.lesson) for r in graded)
+        for result in graded:
+            if (result.student, result.lesson) in marks:
+                result.take(marks[(result.student, result.lesson)])
+            else:
+                planned.problems.append(
+                    f"{result.student}/{result.lesson}: not in the gradebook; "
+                    "grade it again with --force"
+                )
+    else:
+        now = {(r.student, r.lesson) for r in graded_now}
+        for result in graded:  # a new due date moves the earlier rows too
+            if (result.student, result.lesson) not in now and planned.lateness:
+                if late_into(result, planned.lateness, planned.plugin):
+                    store.save(out, result)
+        marks = {(r.student, r.lesson): Marks.of(r) for r in graded}
     for key in planned.dropped:  # --force: what this source no longer holds
         store.forget(out, *key)
-    write_reports(sorted(ordered + planned.others, key=_row), out)
+    problems = planned.problems
+    problems += draw_pages(out, graded, marks, os.cpu_count() or 1)
+    write_reports(sorted(rows, key=_row), out)
     if request.course_feedback:
         # In a precise regrade only the notebooks graded now have fresh feedback.
         problems += feedback_to_course(
@@ -240,10 +286,12 @@ def grade_class(
                 if on_result is not None:
                     on_result(result)
 
-            if planned.jobs:
-                _grade(planned, executor, cluster, workers, bar, arrived,
-                       graded_now, (allow_plain_tcp, allow_weak_workers))  # fmt: skip
-            return publish(planned, graded_now, time.perf_counter() - start)
+            with _course_book(planned) as book:
+                if planned.jobs:
+                    _grade(planned, executor, cluster, workers, bar, arrived,
+                           graded_now, (allow_plain_tcp, allow_weak_workers),
+                           book)  # fmt: skip
+                return publish(planned, graded_now, time.perf_counter() - start, book)
     except BaseException:
         for path in fresh:  # a run that stopped before writing leaves no folder
             if [p.name for p in path.parent.iterdir()] == [path.name]:
@@ -260,6 +308,7 @@ def _grade(
     arrived: Callable[[Result], None],
     graded_now: list[Result],
     allow: tuple[bool, bool],
+    book: CourseBook | None = None,
 ) -> None:
     """Run the plan's jobs on ``executor``, on a Dask ``cluster``, or on a
     pool of ``workers`` made here; each result into ``graded_now``."""
@@ -289,7 +338,7 @@ def _grade(
         raise
     mine = executor is None or cluster is not None
     try:
-        for result in run(planned, pool, arrived):
+        for result in run(planned, pool, arrived, book):
             graded_now.append(result)
     except KeyboardInterrupt:
         if executor is None:
@@ -304,6 +353,36 @@ def _grade(
             pool.shutdown(cancel_futures=True)
         if shared is not None:
             shared.close()
+
+
+@contextmanager
+def _course_book(planned: Plan) -> Iterator[CourseBook | None]:
+    """The course gradebook, open for the run and set up for its jobs (each
+    lesson's definition, a new due date); None without one."""
+    request = planned.request
+    if request.gradebook is None:
+        if planned.lateness is not None and planned.lateness.due:
+            from autograder.classgrade.due import keep_due_dates, kept_due_dates
+
+            due = {k: v[0] for k, v in planned.lateness.due.items()}
+            keep_due_dates(planned.out_dir, {**kept_due_dates(planned.out_dir), **due})
+        yield None
+        return
+    from autograder.classgrade.late import parse_stamp
+    from autograder.classgrade.request import course_root
+    from autograder.config.scratch import instructor_config
+
+    config = instructor_config(course_root(request))
+    with CourseBook(Path(request.gradebook), config) as book:
+        lessons = {s.lesson for s in planned.todo}
+        templates = {n: f"sqlite:///{planned.gradebooks[n]}" for n in lessons}
+        book.set_up(
+            templates,
+            planned.rewritten(),
+            parse_stamp(planned.due) if planned.due else None,
+            planned.lesson,
+        )
+        yield book
 
 
 class Stopped(KeyboardInterrupt):

@@ -74,26 +74,6 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def _gradebook_state(db: Path | None, lessons: set[str]) -> tuple[dict, dict]:
-    """The course gradebook's due dates by lesson and extensions by (student,
-    lesson); nothing when there is no gradebook yet."""
-    if db is None or not Path(db).is_file():
-        return {}, {}
-    from nbgrader.api import Gradebook
-
-    due, extensions = {}, {}
-    with Gradebook(f"sqlite:///{Path(db).resolve()}") as book:
-        for assignment in book.assignments:
-            if assignment.name not in lessons:
-                continue
-            if assignment.duedate is not None:
-                due[assignment.name] = assignment.duedate
-            for sub in assignment.submissions:
-                if sub.extension is not None:
-                    extensions[(sub.student.id, assignment.name)] = sub.extension
-    return due, extensions
-
-
 def _penalty_plugin(config: Any) -> Any:
     from nbgrader.preprocessors import AssignLatePenalties
 
@@ -163,7 +143,9 @@ def preview(
     from autograder.lessons import grade_points
 
     lessons = {s.lesson for s in submissions} | ({lesson} if lesson else set())
-    stored, extensions = _gradebook_state(gradebook, lessons)
+    from autograder.classgrade.gradebook import due_state
+
+    stored, extensions = due_state(gradebook, lessons)
     found = Lateness()
     for name, when in stored.items():
         found.due[name] = (when, "the gradebook's")
@@ -228,24 +210,20 @@ def check(found: Lateness, yes: bool) -> None:
         )
 
 
-def late_without_gradebook(
-    results: list[Any], found: Lateness, config: Any, out_dir: Path
-) -> None:
-    """Without a gradebook the results are the store: each graded result's
+def late_into(result: Any, found: Lateness, plugin: Any) -> bool:
+    """Without a gradebook the results are the store: a graded result's
     lateness and penalty (on its own score, as nbgrader's
-    ``AssignLatePenalties`` works it out), and the due dates, kept beside it."""
+    ``AssignLatePenalties`` works it out) against ``found``'s due date of
+    its lesson. Returns whether they changed."""
     from autograder.classgrade.late import parse_stamp
 
-    plugin = _penalty_plugin(config) if found.due else None
-    for result in results:
-        if result.status != "graded" or result.lesson not in found.due:
-            continue  # another lesson's row keeps what it has
-        due = found.due.get(result.lesson)
-        seconds = 0.0
-        if due is not None and result.submitted_at:
-            seconds = (parse_stamp(result.submitted_at) - due[0]).total_seconds()
-        result.seconds_late = max(0.0, seconds)
-        result.late_penalty = penalty_for(plugin, result.student, result.score, seconds)
-    if found.due:
-        dates = {**kept_due_dates(out_dir), **{k: v[0] for k, v in found.due.items()}}
-        keep_due_dates(out_dir, dates)
+    due = found.due.get(result.lesson)
+    if result.status != "graded" or due is None:
+        return False  # another lesson's row keeps what it has
+    seconds = 0.0
+    if result.submitted_at:
+        seconds = (parse_stamp(result.submitted_at) - due[0]).total_seconds()
+    before = (result.seconds_late, result.late_penalty)
+    result.seconds_late = max(0.0, seconds)
+    result.late_penalty = penalty_for(plugin, result.student, result.score, seconds)
+    return (result.seconds_late, result.late_penalty) != before

@@ -12,7 +12,6 @@ is the per-hour example the README shows.
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 from datetime import datetime, timezone
@@ -243,26 +242,3 @@ def read_timestamp(folder: Path) -> tuple[str, str]:
         return parse_stamp(path.read_text(encoding="utf-8")).isoformat(), ""
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return "", f"{path}: cannot read the submission time ({exc}); counted on time"
-
-
-_QUIET = logging.getLogger("autograder.classgrade.late")
-_QUIET.setLevel(logging.ERROR)
-
-
-def assign_penalties(db_url: str, submissions: list[tuple[str, str]], config) -> None:
-    """Run nbgrader's ``AssignLatePenalties`` on each (student, lesson)."""
-    from nbformat.v4 import new_notebook
-    from nbgrader.preprocessors import AssignLatePenalties
-
-    step = AssignLatePenalties(config=config)
-    step.log = _QUIET  # the run's summary lists late submissions once
-    for student, lesson in submissions:
-        resources = {
-            "nbgrader": {
-                "notebook": lesson,
-                "assignment": lesson,
-                "student": student,
-                "db_url": db_url,
-            }
-        }
-        step.preprocess(new_notebook(), resources)

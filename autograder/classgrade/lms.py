@@ -45,6 +45,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Dict, Unicode
 
+from autograder.classgrade.reports import final_score
+
 
 def _lessons(plugin: ExportPlugin, gradebook: Gradebook) -> list[Any]:
     """The lessons the plugin's ``assignment`` list selects (default: all)."""
@@ -69,8 +71,8 @@ def _rows(plugin: ExportPlugin, gradebook: Gradebook, lessons: list[Any]):
             except MissingEntry:
                 scores.append(None)
             else:  # as nbgrader's own export: manual scores in, penalty off
-                penalty = float(submission.late_submission_penalty or 0.0)
-                scores.append(max(0.0, float(submission.score) - penalty))
+                penalty = submission.late_submission_penalty
+                scores.append(final_score(submission.score, penalty))
         yield student, scores
 
 

@@ -20,18 +20,46 @@ from autograder.lessons import releases
 from autograder.lessons.releases import Rules
 
 
-def rules_of(rules: str, submissions: list[Submission]) -> dict[Path, Rules]:
+def rules_of(
+    rules: str, submissions: list[Submission], held: dict[str, tuple] | None = None
+) -> dict[Path, Rules]:
     """The rules each submission is graded under, by its path: ``rules`` is
-    ``--rules`` ("release" or "current")."""
+    ``--rules`` ("release" or "current"). ``held`` are the course gradebook's
+    definitions, the record of the rules: once ``--rules current`` has made a
+    lesson's the current release's, a submission whose release has other test
+    cells or points is graded under the current release too (one student or
+    one question included)."""
     now = {name: releases.current(name) for name in {s.lesson for s in submissions}}
     if rules not in ("release", "current"):
         raise ValueError(f"--rules is 'release' or 'current', not {rules!r}")
-    return {
+    found = {
         s.path: releases.resolve(
             s.lesson, releases.stamp_of(s.path), now[s.lesson], rules=rules
         )
         for s in submissions
     }
+    points: dict[tuple[str, str], dict] = {}
+
+    def points_of(key: tuple[str, str]) -> dict:
+        if key not in points:
+            from autograder.lessons import grade_points
+
+            with releases.used(key[0], Path(key[1]) if key[1] else None):
+                points[key] = grade_points(key[0])
+        return points[key]
+
+    for path, ruled in list(found.items()):
+        book = (held or {}).get(ruled.lesson)
+        if ruled.root is None or book is None or points_of(ruled.key) == book[0]:
+            continue
+        if points_of((ruled.lesson, "")) == book[0]:
+            found[path] = Rules(
+                ruled.lesson, None, ruled.stamp,
+                f"were released as {ruled.stamp}, but the gradebook holds the "
+                "current release's test cells and points",
+                now[ruled.lesson],
+            )  # fmt: skip
+    return found
 
 
 def prepare_lessons(

@@ -10,6 +10,64 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+def final_score(raw: float, penalty: float | None) -> float:
+    """The score a student gets: ``raw`` (manual scores in) less the late
+    penalty, never below zero, the formula ``nbgrader export`` uses. Every
+    output (``grades.csv``, the feedback page, the Canvas and Moodle files)
+    takes its final score from here."""
+    return max(0.0, float(raw) - float(penalty or 0.0))
+
+
+@dataclass
+class Marks:
+    """What the store of scores holds for one submission (the course
+    gradebook, or without one the results): what its feedback page shows and
+    every output reads."""
+
+    auto: dict[str, float | None]  # each cell's auto score (None: for a person)
+    score: dict[str, float]  # each cell's score: a manual one over the auto one
+    points: dict[str, float]  # each cell's maximum
+    comments: dict[str, str] = field(default_factory=dict)  # an instructor's
+    raw: float = 0.0  # the sum of the cells' scores (nbgrader's score)
+    penalty: float = 0.0
+    seconds_late: float = 0.0
+    by_hand: bool = False  # an instructor gave a score or wrote a comment
+
+    @property
+    def max(self) -> float:
+        return float(sum(self.points.values()))
+
+    @property
+    def final(self) -> float:
+        return final_score(self.raw, self.penalty)
+
+    def basis(self) -> list:
+        """What a feedback page drawn from these marks shows, as data: a page
+        is drawn again when this changes."""
+        import hashlib
+        import json
+
+        shown = [self.score, self.points, self.comments, self.penalty]
+        text = json.dumps(shown, sort_keys=True).encode()
+        return [hashlib.sha256(text).hexdigest()[:16]]
+
+    @classmethod
+    def of(cls, result: Result) -> Marks:
+        """A result's own marks (no gradebook: the results are the store)."""
+        auto = {
+            cell: (None if cell in result.manual else float(score))
+            for cell, (score, _) in result.per_question.items()
+        }
+        return cls(
+            auto=auto,
+            score={cell: value or 0.0 for cell, value in auto.items()},
+            points={c: float(top) for c, (_, top) in result.per_question.items()},
+            raw=float(result.score),
+            penalty=float(result.late_penalty),
+            seconds_late=float(result.seconds_late),
+        )
+
+
 @dataclass
 class Result:
     """The outcome for one submission, as stored in its JSON file."""
@@ -28,9 +86,9 @@ class Result:
     hints: dict[str, str] = field(default_factory=dict)
     review: list[str] = field(default_factory=list)  # code worth a look (scan)
     manual: list[str] = field(default_factory=list)  # grade cells for a person
-    #: What the feedback page was last drawn from: [] for the graded notebook
-    #: itself, else the gradebook's [penalty, by hand, raw score] at the time.
-    page_basis: list = field(default_factory=list)
+    #: Where its scores are stored: "results" (this result, its JSON) or
+    #: "gradebook" (the course gradebook; its JSON then holds none).
+    scores: str = "results"
     verdict_seconds: float = 0.0  # what the verdict step took
     #: How its kernel started: "shared" (forked by the batch's warm server),
     #: "warm" (by its worker's own), "cold", or "" (none started).
@@ -54,7 +112,19 @@ class Result:
     def final(self) -> float:
         """The score after the late penalty (never below zero), as nbgrader's
         own export computes it."""
-        return max(0.0, self.raw - self.late_penalty)
+        return final_score(self.raw, self.late_penalty)
+
+    def take(self, marks: Marks) -> None:
+        """Read the store's marks into this result (its scores come from
+        there, never from the results JSON when a gradebook is the store)."""
+        self.per_question = {
+            cell: [marks.auto.get(cell) or 0.0, top]
+            for cell, top in marks.points.items()
+        }
+        self.score = float(sum(value for value, _ in self.per_question.values()))
+        self.max_score = marks.max
+        self.gradebook_score = marks.raw
+        self.late_penalty, self.seconds_late = marks.penalty, marks.seconds_late
 
 
 @dataclass

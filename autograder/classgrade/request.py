@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.classgrade.due import Lateness
-from autograder.classgrade.gradebook_rules import held_definitions
+from autograder.classgrade.gradebook import held_definitions, recorded
 from autograder.classgrade.intake import Submission, collect
 from autograder.classgrade.prepare import prepare_lessons, rules_of
 from autograder.classgrade.reports import Result
@@ -94,6 +94,20 @@ class Plan:
     dropped: list[Key] = field(default_factory=list)  # --force: removed at publish
     releases: list[str] = field(default_factory=list)  # rules other than current
     lateness: Lateness | None = None  # due dates and who is late, before grading
+    when: dict[Key, str] = field(default_factory=dict)  # submission times (ISO)
+    plugin: Any = None  # the late-penalty plugin (without a gradebook)
+
+    def rewritten(self) -> set[tuple[str, str, str]]:
+        """(student, lesson, cell) of each score this run writes again."""
+        from autograder.lessons import grade_points
+
+        question, found = self.request.question, set()
+        for sub in self.todo:
+            key = (sub.student, sub.lesson)
+            for cell in grade_points(sub.lesson):
+                if question in (None, cell) or key in self.whole:
+                    found.add((sub.student, sub.lesson, cell))
+        return found
 
 
 def _check(request: Request, submissions: list[Submission]) -> None:
@@ -261,7 +275,8 @@ def plan(
     if request.precise:
         _check(request, submissions)
     others, dropped = _earlier_rows(request, out_dir, submissions, lesson)
-    ruled = rules_of(request.rules, submissions)
+    held = held_definitions(request.gradebook) if request.rules == "release" else {}
+    ruled = rules_of(request.rules, submissions, held)
     due = None
     # with a gradebook, lateness is kept there; without one, in the results
     lateness = _lateness(request, submissions, lesson, ruled)
@@ -272,6 +287,12 @@ def plan(
     results: dict[Key, Result] = {}
     earlier: dict[Key, Result | None] = {}
     todo = []
+    # the store of scores: reuse only what it holds
+    keys = [(s.student, s.lesson) for s in submissions]
+    if request.gradebook is not None:
+        in_store, kind = recorded(request.gradebook, keys), "gradebook"
+    else:
+        in_store, kind = set(keys), "results"
     for sub in submissions:
         key = (sub.student, sub.lesson)
         if request.precise and _selected(sub, request):
@@ -290,6 +311,12 @@ def plan(
             )
             if before and before.release not in fits:
                 before = None
+        if (
+            before is not None
+            and before.status == "graded"
+            and (before.scores != kind or key not in in_store)
+        ):
+            before = None  # its scores are not in this run's store
         if before is not None:
             results[key] = before
         elif not request.precise:
@@ -301,8 +328,7 @@ def plan(
         one_definition=request.gradebook is not None,
         # under each submission's own release, the gradebook's definition (a
         # --rules current run made it) binds one student's regrade too
-        held=held_definitions(request.gradebook) if request.rules == "release"
-        else None,
+        held=held or None,
     )  # fmt: skip
     workers = workers or os.cpu_count() or 1
     # Kernels side by side must not each start one math thread per core: the
@@ -326,6 +352,7 @@ def plan(
             require_namespaces=not request.weak_confinement,
             root=ruled[s.path].key[1],
             rules=ruled[s.path].digest,
+            page=request.gradebook is None,
         )
         for s in todo
     ]
@@ -337,4 +364,17 @@ def plan(
         courses, gradebooks, kernels, whole, lesson, due,
         (intake.skipped, intake.unattributed), others, dropped,
         releases.summary([ruled[s.path] for s in todo]), lateness,
+        {(s.student, s.lesson): s.submitted_at for s in submissions},
+        _plugin(request, lateness),
     )  # fmt: skip
+
+
+def _plugin(request: Request, lateness: Lateness) -> Any:
+    """The late-penalty plugin a run without a gradebook works penalties
+    out with (the gradebook's record does, with one)."""
+    if request.gradebook is not None or not lateness.due:
+        return None
+    from autograder.classgrade.due import penalty_plugin
+    from autograder.config.scratch import instructor_config
+
+    return penalty_plugin(instructor_config(course_root(request)))

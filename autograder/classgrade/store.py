@@ -7,14 +7,19 @@ they arrive, so an interrupted batch loses nothing that finished:
 - ``results/<lesson>/<student>.json``: the :class:`Result` (what a rerun reuses);
 - ``autograded/<student>/<lesson>/<lesson>.ipynb``: the graded notebook, where
   formgrader opens it;
-- ``feedback/<lesson>/<student>.html``: the student's feedback page.
+- ``feedback/<lesson>/<student>.html``: the student's feedback page, ending in
+  a comment that names the marks it shows (:func:`page_basis`).
+
+With a course gradebook, that is the store of scores (:mod:`autograder.classgrade.
+gradebook`): a result's JSON then holds no score (``scores: "gradebook"``), only
+what the gradebook cannot hold (status, hints, release, the file's digest).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -59,22 +64,62 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     write_text(path, json.dumps(data, indent=1, sort_keys=True))
 
 
+#: The fields a result's JSON leaves out when the gradebook holds its scores.
+SCORES = ("score", "max_score", "per_question", "gradebook_score", "late_penalty",
+          "seconds_late")  # fmt: skip
+_BASIS = "<!-- marks: "
+
+
 def save(out: Path, result: Result) -> None:
-    """Store a result (its JSON file)."""
-    write_json(result_path(out, result.student, result.lesson), asdict(result))
+    """Store a result (its JSON file): without its scores when the gradebook
+    holds them."""
+    data = asdict(result)
+    if result.scores == "gradebook":
+        for name in SCORES:
+            data.pop(name)
+    write_json(result_path(out, result.student, result.lesson), data)
+
+
+def write_page(out: Path, student: str, lesson: str, html: str, basis: list) -> str:
+    """Write a feedback page that shows the marks ``basis`` names; return its
+    path."""
+    page = page_path(out, student, lesson)
+    write_text(page, f"{html}\n{_BASIS}{json.dumps(basis)} -->\n")
+    return str(page)
+
+
+def page_basis(out: Path, student: str, lesson: str) -> list | None:
+    """The marks a written feedback page shows (see :meth:`Marks.basis`), or
+    None when there is no page."""
+    page = page_path(out, student, lesson)
+    try:
+        with open(page, "rb") as handle:
+            handle.seek(max(0, page.stat().st_size - 200))
+            tail = handle.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return None
+    last = tail[-1] if tail else ""
+    if not last.startswith(_BASIS):
+        return None
+    try:
+        return json.loads(last[len(_BASIS) : -len(" -->")])
+    except ValueError:
+        return None
 
 
 def keep(out: Path, graded: Graded) -> Result:
-    """Write what a job returned: notebook, page, then the result (last, so a
-    stored result always has its notebook and page)."""
+    """Write the notebook and page a job returned (a page shows the
+    result's own marks); the result is stored by :func:`save`."""
+    from autograder.classgrade.reports import Marks
+
     result = graded.result
     if graded.notebook:
         write_text(notebook_path(out, result.student, result.lesson), graded.notebook)
     if graded.page:
-        page = page_path(out, result.student, result.lesson)
-        write_text(page, graded.page)
-        result.feedback = str(page)
-    save(out, result)
+        basis = Marks.of(result).basis()
+        result.feedback = write_page(
+            out, result.student, result.lesson, graded.page, basis
+        )
     return result
 
 
@@ -93,8 +138,9 @@ def stored(
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        result = Result(**data)
-    except (ValueError, TypeError):
+        known = {f.name for f in fields(Result)}
+        result = Result(**{k: v for k, v in data.items() if k in known})
+    except (ValueError, TypeError, AttributeError):
         return None
     if digest is not None and result.digest != digest:
         return None

@@ -27,7 +27,7 @@ STATUSES = ("graded", "unreadable", "wrong-lesson", "too-large", "error")
 MAX_BYTES = 64 * 1024 * 1024
 #: Fields only the main process sets (from its gradebook, its own files, the
 #: plan): a worker sends their defaults; ``release`` must be the job's rules.
-MAIN_ONLY = ("feedback", "page_basis", "submitted_at", "seconds_late",
+MAIN_ONLY = ("feedback", "scores", "submitted_at", "seconds_late",
              "late_penalty", "gradebook_score")  # fmt: skip
 
 
@@ -86,9 +86,6 @@ def _check_field(name: str, value: Any) -> str:
         "flags": _strings,
         "review": _strings,
         "manual": _strings,
-        "page_basis": lambda v: (
-            isinstance(v, list) and all(x is None or _number(x) for x in v)
-        ),
         "gradebook_score": lambda v: v is None or _number(v),
     }
     floats = {f.name for f in fields(Result) if f.type in ("float", float)}

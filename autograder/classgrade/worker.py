@@ -59,6 +59,9 @@ class Job:
     #: "": the repository's own lesson
     root: str = ""
     rules: str = ""  # that release's digest (the current one's when root is "")
+    #: render the feedback page (False: the batch renders it from the
+    #: course gradebook once the result is recorded there)
+    page: bool = True
 
     @property
     def release(self) -> Path:
@@ -249,7 +252,8 @@ def _grade(job: Job, graded: Graded) -> None:
     result.score = float(sum(score for score, _ in result.per_question.values()))
     result.max_score = float(sum(top for _, top in result.per_question.values()))
     graded.notebook = nbformat.writes(executed)
-    graded.page = render_page(executed, job.student, job.lesson)
+    if job.page:
+        graded.page = render_page(executed, job.student, job.lesson)
     result.status = "graded"
 
 

@@ -82,12 +82,14 @@ class HideHiddenTests(Preprocessor):
         return cell, resources
 
 
-class NotebookGrades(Preprocessor):
-    """nbgrader's ``GetGrades`` without a gradebook: each grade cell's score
-    and each answer's comment read from the graded notebook itself, as
-    ``SaveAutoGrades`` would have stored them (no manual score, no comment of
-    an instructor's, no late penalty: a gradebook that has any of those
-    renders the page with ``GetGrades`` instead)."""
+class StoreGrades(Preprocessor):
+    """nbgrader's ``GetGrades``, which opens the gradebook, on values given
+    instead: the marks the store holds (``resources["nbgrader"]["marks"]``,
+    a :class:`~autograder.classgrade.reports.Marks` as a dict: each cell's
+    score and points, an instructor's comments, the late penalty), or without
+    them the graded notebook's own scores, as ``SaveAutoGrades`` stores them.
+    An answer left blank gets nbgrader's "No response." unless an instructor
+    wrote a comment."""
 
     enabled = Bool(True)
 
@@ -96,38 +98,46 @@ class NotebookGrades(Preprocessor):
 
         from autograder.grading.chain.run import cell_scores, unanswered
 
-        scores, blank = cell_scores(nb), set(unanswered(nb))
+        info = resources.setdefault("nbgrader", {})
+        own, blank = cell_scores(nb), set(unanswered(nb))
+        marks = info.get("marks") or {
+            "score": {k: auto or 0.0 for k, (auto, _) in own.items()},
+            "points": {k: top for k, (_, top) in own.items()},
+            "comments": {},
+            "penalty": 0.0,
+        }
         for cell in nb.cells:
             if not (utils.is_grade(cell) or utils.is_solution(cell)):
                 continue
             meta = cell.metadata.nbgrader
+            gid = meta["grade_id"]
             if utils.is_solution(cell) or utils.is_task(cell):
-                meta["comment"] = "No response." if meta["grade_id"] in blank else None
-            if meta["grade_id"] in scores:
-                auto, top = scores[meta["grade_id"]]
-                meta["score"], meta["points"] = auto or 0.0, top
-        info = resources.setdefault("nbgrader", {})
-        info["score"] = float(sum((auto or 0.0) for auto, _ in scores.values()))
-        info["max_score"] = float(sum(top for _, top in scores.values()))
-        info["late_penalty"] = 0
+                auto = "No response." if gid in blank else None
+                meta["comment"] = marks["comments"].get(gid) or auto
+            if gid in marks["points"]:
+                meta["score"] = marks["score"].get(gid, 0.0)
+                meta["points"] = marks["points"][gid]
+        penalty = float(marks["penalty"] or 0.0)
+        raw = float(sum(marks["score"].values()))
+        info["score"] = max(0.0, raw - penalty)  # the final score
+        info["max_score"] = float(sum(marks["points"].values()))
+        info["late_penalty"] = penalty
         return nb, resources
 
 
-def feedback_steps(from_gradebook: bool) -> list[type]:
-    """The course config's ``GenerateFeedback.preprocessors``, the one list;
-    without a gradebook, :class:`NotebookGrades` takes ``GetGrades``' place."""
+def feedback_steps() -> list[type]:
+    """The course config's ``GenerateFeedback.preprocessors``, the one list,
+    with :class:`StoreGrades` in ``GetGrades``' place."""
     from traitlets.utils.importstring import import_item
 
     from autograder.config.scratch import instructor_config
 
     listed = instructor_config(None).GenerateFeedback.preprocessors
     steps = [import_item(s) if isinstance(s, str) else s for s in listed]
-    if not from_gradebook:
-        steps = [NotebookGrades if s.__name__ == "GetGrades" else s for s in steps]
-    return steps
+    return [StoreGrades if s.__name__ == "GetGrades" else s for s in steps]
 
 
-_EXPORTERS: dict[bool, Any] = {}
+_EXPORTERS: dict[str, Any] = {}
 _HIGHLIGHTED: dict[tuple[str, str, Any], str] = {}
 #: What nbconvert's HTMLExporter writes on an image that has no alt text.
 NO_ALT = "No description has been provided for this image"
@@ -188,14 +198,14 @@ def _page_exporter_class() -> type:
     return FeedbackPageExporter
 
 
-def feedback_exporter(from_gradebook: bool = True) -> Any:
+def feedback_exporter() -> Any:
     """An HTML exporter with nbgrader's feedback template and the course's
     feedback steps (:func:`feedback_steps`: scores, the CSS header,
     :class:`HideHiddenTests`, and
     :class:`autograder.grading.chain.sanitize.SanitizeOutputs`, so that no script or
     raw HTML from a submission reaches the page). Built once per process."""
-    if from_gradebook in _EXPORTERS:
-        return _EXPORTERS[from_gradebook]
+    if "page" in _EXPORTERS:
+        return _EXPORTERS["page"]
     from pathlib import Path
 
     import nbgrader
@@ -210,18 +220,18 @@ def feedback_exporter(from_gradebook: bool = True) -> Any:
     ]
     config.Exporter.default_preprocessors = []
     exporter = _page_exporter_class()(config=config)
-    for step in feedback_steps(from_gradebook):
+    for step in feedback_steps():
         exporter.register_preprocessor(step(), enabled=True)
-    _EXPORTERS[from_gradebook] = exporter
+    _EXPORTERS["page"] = exporter
     return exporter
 
 
 def render_page(
-    executed: Any, student: str, lesson: str, db_url: str | None = None
+    executed: Any, student: str, lesson: str, marks: dict | None = None
 ) -> str:
-    """A graded notebook's feedback page: its scores from the gradebook at
-    ``db_url`` (manual scores, comments and the late penalty in), or from
-    the notebook itself when there is none."""
+    """A graded notebook's feedback page, showing ``marks`` (what the store
+    of scores holds, as a dict: manual scores, comments and the late penalty
+    in), or without them the notebook's own scores."""
     import copy
 
     resources = {
@@ -230,9 +240,9 @@ def render_page(
             "student": student,
             "assignment": lesson,
             "notebook": lesson,
-            "db_url": db_url,
+            "marks": marks,
         },
     }
-    exporter = feedback_exporter(from_gradebook=db_url is not None)
+    exporter = feedback_exporter()
     html, _ = exporter.from_notebook_node(copy.deepcopy(executed), resources=resources)
     return html

@@ -8,8 +8,11 @@ import shutil
 
 import pytest
 
-from autograder.classgrade.gradebook import create_gradebook, record
-from autograder.classgrade.gradebook_rules import held_definitions
+from autograder.classgrade.gradebook import (
+    create_gradebook,
+    held_definitions,
+    record,
+)
 from autograder.classgrade.reports import Result
 
 LESSON = "L"

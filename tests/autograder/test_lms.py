@@ -171,3 +171,13 @@ def test_scores_equal_nbgrader_own_csv_export(course):
             nbgrader_score = float(theirs[(student, lesson)]["score"])
             # nbgrader writes 0 for work never submitted; the LMS file leaves it empty
             assert (float(score) if score else 0.0) == nbgrader_score
+    # the course's own read of the store (grades.csv, feedback pages) agrees
+    from autograder.classgrade.gradebook import CourseBook
+
+    with CourseBook(course / "gradebook.db") as book:
+        marks = book.marks(theirs)
+    assert len(marks) == 3
+    for (student, lesson), found in marks.items():
+        row = theirs[(student, lesson)]
+        assert found.final == pytest.approx(float(row["score"]), abs=1e-9)
+        assert found.max == pytest.approx(float(row["max_score"]), abs=1e-9)

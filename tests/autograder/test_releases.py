@@ -13,11 +13,10 @@ import pytest
 from autograder.classgrade import grade_class, regrade, store
 from autograder.cli import main
 from autograder.lessons import REPO_ROOT, find_lesson, releases
-from autograder.publish.release import release
-from tests.lesson_helpers import submission
+from tests.lesson_helpers import CHANGED, submission
+from tests.lesson_helpers import older_release as kept_older_release
 
 LESSON = "01_devices"
-CHANGED = "01-largest-matrix-hidden-test"
 NOTEBOOK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
 
 
@@ -55,18 +54,7 @@ def test_a_stamp_that_is_not_a_digest_is_none(tmp_path):
 def older_release(tmp_path_factory) -> tuple[Path, str]:
     """A kept release of Day 01 from before a change of rules: there, task
     1.4's hidden test was worth 4 points (now 2)."""
-    base = tmp_path_factory.mktemp("older")
-    draft = base / "draft" / "solutions" / LESSON / f"{LESSON}.py"
-    draft.parent.mkdir(parents=True)
-    text = find_lesson(LESSON).read_text(encoding="utf-8")
-    header = f'"grade_id": "{CHANGED}", "points": 2'
-    assert header in text
-    draft.write_text(text.replace(header, header[:-1] + "4"), encoding="utf-8")
-    with releases.used(LESSON, base / "draft"):
-        release([LESSON], base / "notebooks", log=lambda *_: None)
-    digest = releases.stamp_of(base / "notebooks" / LESSON / f"{LESSON}.ipynb")
-    assert digest and digest != releases.current(LESSON)
-    return base / "releases", digest
+    return kept_older_release(tmp_path_factory.mktemp("older"))
 
 
 @pytest.mark.slow
@@ -174,6 +162,35 @@ def test_one_student_under_an_old_release_is_refused_once_the_gradebook_moved_on
     with pytest.raises(ValueError, match="course gradebook holds this lesson"):
         _one_definition({LESSON: {"0ld": old}}, {LESSON: new})
     _one_definition({LESSON: {"0ld": old}}, {"another": new})  # not this lesson
+
+
+def test_once_the_gradebook_holds_the_current_rules_every_run_grades_under_them(
+    older_release, tmp_path, monkeypatch
+):
+    """The gradebook's definition is the record of the rules: after `--rules
+    current` made it the current release's, a later run (`--student bob`
+    included) grades an old-release notebook under the current release."""
+    from types import SimpleNamespace
+
+    from autograder.classgrade.prepare import rules_of
+    from autograder.lessons import grade_points
+
+    kept, old = older_release
+    monkeypatch.setattr(releases, "RELEASES", kept)
+    path = submission(LESSON, tmp_path / f"bob_{LESSON}.ipynb")
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb["metadata"]["course"]["release"]["digest"] = old
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    bob = [SimpleNamespace(path=path, lesson=LESSON, student="bob")]
+    current = (grade_points(LESSON), {})
+    with releases.used(LESSON, kept / LESSON / old):
+        then = (grade_points(LESSON), {})
+    assert then != current
+    assert rules_of("release", bob)[path].root is not None  # no gradebook yet
+    assert rules_of("release", bob, {LESSON: then})[path].root is not None
+    moved = rules_of("release", bob, {LESSON: current})[path]
+    assert moved.root is None and moved.digest == releases.current(LESSON)
+    assert "gradebook holds the current release's" in moved.note
 
 
 def _raises_at_the_end(text: str) -> str:

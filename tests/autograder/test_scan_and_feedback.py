@@ -90,7 +90,7 @@ def test_the_feedback_page_is_nbconverts_page_without_its_reparse():
         new_output("stream", name="stdout", text="<b>printed</b> & done"),
     ]
     nb = new_notebook(cells=[new_markdown_cell("# Day\n![a chart](chart.png)"), cell])
-    ours = feedback_exporter(from_gradebook=False)
+    ours = feedback_exporter()
     stock = HTMLExporter(config=ours.config)
     for step in ours._preprocessors:
         stock.register_preprocessor(step, enabled=True)
@@ -121,7 +121,7 @@ def test_remembered_highlighting_gives_each_page_its_own_code():
 
     from autograder.grading.feedback import feedback_exporter
 
-    ours = feedback_exporter(from_gradebook=False)
+    ours = feedback_exporter()
     stock = HTMLExporter(config=ours.config)
     for step in ours._preprocessors:
         stock.register_preprocessor(step, enabled=True)

@@ -1,0 +1,275 @@
+"""A whole term in one script: every instructor path, every store in agreement.
+
+Six students (``o'brien`` and ``José`` among them) fetch Day 01 from the
+nbgrader exchange and submit; the due date is set with ``nbgrader db
+assignment add`` before the first grading; two students are late. Then:
+the first grading is stopped by Ctrl-C and resumed; a student resubmits
+(``collect --update``); an instructor grades a cell by hand and comments; a
+rerun; a change of points applied with ``--rules current``; one student's
+regrade. After each step, every store gives every student the same final
+score and maximum: the gradebook, ``grades.csv``, the feedback page,
+``nbgrader export``, and the Canvas and Moodle files; the results JSON holds
+no score at all.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.classgrade import grade_class
+from autograder.config.scratch import write_course_config
+from autograder.lessons import find_lesson, releases, source_to_notebook
+from autograder.samples import all_samples
+from tests.lesson_helpers import CHANGED, older_release
+
+LESSON = "01_devices"
+COURSE = "gpu-course"
+STUDENTS = ("ann", "bob", "cat", "dee", "José", "o'brien")
+LATE = {"dee": 2.5, "o'brien": 0.5}  # hours past the due date
+pytestmark = pytest.mark.slow
+
+
+def _nbgrader(args: list[str], cwd: Path, env: dict) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, f"nbgrader {args[0]}:\n{proc.stderr[-3000:]}"
+    return proc.stdout + proc.stderr
+
+
+def _csv(path: Path) -> list[list[str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle))
+
+
+class Term:
+    """The course, its exchange and its students, in a temporary folder."""
+
+    def __init__(self, root: Path, released: Path) -> None:
+        self.root, self.exchange = root / "instructor", root / "exchange"
+        self.exchange.mkdir(parents=True)
+        self.env = dict(
+            os.environ,
+            HOME=str(root / "home"),
+            PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        )
+        shutil.copytree(released, self.root / "notebooks" / LESSON)
+        write_course_config(self.root)
+        with open(self.root / "nbgrader_config.py", "a", encoding="utf-8") as f:
+            f.write(
+                "c.AssignLatePenalties.plugin_class = "
+                '"autograder.late.PerHourPenalty"\n'
+                "c.PerHourPenalty.points_per_hour = 1.0\n"
+            )
+        self.teacher = [f"--Exchange.root={self.exchange}"]
+        self.out, self.db = self.root / "grading", self.root / "gradebook.db"
+        self.homes = root / "students"
+
+    def nbgrader(self, *args: str) -> str:
+        return _nbgrader(list(args), self.root, self.env)
+
+    def submit(self, name: str, answers: dict[str, str], fetch: bool = True) -> None:
+        home = self.homes / name
+        home.mkdir(parents=True, exist_ok=True)
+        student = ["--course", COURSE, f"--Exchange.root={self.exchange}",
+                   f"--Exchange.cache={home / '.cache'}"]  # fmt: skip
+        if fetch:
+            _nbgrader(["fetch_assignment", LESSON, *student], home, self.env)
+        path = home / LESSON / f"{LESSON}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if gid in answers:
+                cell.source = answers[gid]
+        nbformat.write(nb, path)
+        _nbgrader(["submit", LESSON, *student, f"--student={name}"], home, self.env)
+
+    def grade(self, **options) -> object:
+        return grade_class(
+            self.root / "submitted", LESSON, out_dir=self.out, gradebook=self.db,
+            jobs=2, progress=False, course_feedback=True, **options,
+        )  # fmt: skip
+
+    def stores(self, tmp: Path) -> dict[str, dict[str, tuple[float, float]]]:
+        """Each store's (final score, maximum) of every student."""
+        from nbgrader.api import Gradebook
+
+        found: dict[str, dict] = {}
+        with Gradebook(f"sqlite:///{self.db}") as book:
+            top = float(book.find_assignment(LESSON).max_score)
+            found["gradebook"] = {}
+            for name in STUDENTS:
+                sub = book.find_submission(LESSON, name)
+                penalty = float(sub.late_submission_penalty or 0.0)
+                found["gradebook"][name] = (max(0.0, sub.score - penalty), top)
+        rows = {r["student"]: r for r in csv.DictReader(open(self.out / "grades.csv"))}
+        found["grades.csv"] = {
+            n: (float(rows[n]["final"]), float(rows[n]["max"])) for n in STUDENTS
+        }
+        found["feedback"], found["course feedback"] = {}, {}
+        for name in STUDENTS:
+            for where, page in (
+                ("feedback", self.out / "feedback" / LESSON / f"{name}.html"),
+                ("course feedback",
+                 self.root / "feedback" / name / LESSON / f"{LESSON}.html"),
+            ):  # fmt: skip
+                shown = re.search(
+                    rf"{LESSON} \(Score: ([\d.]+) / ([\d.]+)\)</h4>",
+                    page.read_text(encoding="utf-8"),
+                )
+                found[where][name] = (float(shown[1]), float(shown[2]))
+        self.nbgrader("export", "--to", str(tmp / "export.csv"))
+        rows = {r["student_id"]: r for r in csv.DictReader(open(tmp / "export.csv"))}
+        found["nbgrader export"] = {
+            n: (float(rows[n]["score"]), float(rows[n]["max_score"])) for n in STUDENTS
+        }
+        self.nbgrader("export", "--exporter=autograder.classgrade.lms.CanvasExport",
+                      "--to", str(tmp / "canvas.csv"))  # fmt: skip
+        canvas = _csv(tmp / "canvas.csv")
+        column = canvas[0].index(LESSON)
+        possible = float(canvas[1][column])
+        ids = {f"10{i}": n for i, n in enumerate(STUDENTS)}
+        found["canvas"] = {
+            ids[row[1]]: (float(row[column]), possible) for row in canvas[2:]
+        }
+        self.nbgrader("export", "--exporter=autograder.classgrade.lms.MoodleExport",
+                      "--to", str(tmp / "moodle.csv"))  # fmt: skip
+        moodle = _csv(tmp / "moodle.csv")
+        emails = {f"s{i}@example.org": n for i, n in enumerate(STUDENTS)}
+        found["moodle"] = {
+            emails[row[0]]: (float(row[moodle[0].index(LESSON)]), possible)
+            for row in moodle[1:]
+        }
+        return found
+
+    def agree(self, tmp: Path, top: float) -> dict[str, tuple[float, float]]:
+        """Check every store against the gradebook; return its marks."""
+        found = self.stores(tmp)
+        book = found["gradebook"]
+        assert {v for _, v in book.values()} == {top}
+        for store, marks in found.items():
+            assert marks.keys() == book.keys(), store
+            for name, (final, most) in marks.items():
+                want = book[name]
+                assert (final, most) == pytest.approx(want, abs=0.006), (store, name)
+        for name in STUDENTS:  # the results JSON is no store of scores
+            data = json.loads(
+                (self.out / "results" / LESSON / f"{name}.json").read_text("utf-8")
+            )
+            assert data["status"] == "graded" and data["scores"] == "gradebook"
+            assert not {"score", "per_question", "late_penalty"} & set(data)
+        return book
+
+
+def _answers(mistake: str | None = None) -> dict[str, str]:
+    solution = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in source_to_notebook(find_lesson(LESSON)).cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    if mistake is None:
+        return solution
+    sample = next(s for s in all_samples([LESSON]) if s.name == mistake)
+    return {**solution, **sample.answers}
+
+
+def test_a_whole_term(tmp_path, monkeypatch):
+    kept, old = older_release(tmp_path / "older")
+    monkeypatch.setattr(releases, "RELEASES", kept)
+    term = Term(tmp_path, tmp_path / "older" / "notebooks" / LESSON)
+    term.nbgrader("release_assignment", LESSON, *term.teacher)
+    # The due date first, the README's way, an hour from now; and the roster.
+    due = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(hours=1)
+    term.nbgrader("db", "assignment", "add", LESSON,
+                  f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")  # fmt: skip
+    roster = tmp_path / "roster.csv"
+    with open(roster, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "first_name", "last_name", "email", "lms_user_id"])
+        for i, name in enumerate(STUDENTS):
+            writer.writerow([name, name.title(), "X", f"s{i}@example.org", f"10{i}"])
+    term.nbgrader("db", "student", "import", str(roster))
+
+    for name in STUDENTS:
+        term.submit(name, _answers("forgets-mps" if name == "bob" else None))
+    term.nbgrader("collect", LESSON, *term.teacher)
+    submitted = term.root / "submitted"
+    for name, hours in LATE.items():
+        late = due.replace(tzinfo=None) + timedelta(hours=hours)
+        (submitted / name / LESSON / "timestamp.txt").write_text(
+            late.strftime("%Y-%m-%d %H:%M:%S.%f UTC"), encoding="utf-8"
+        )
+
+    # 1. The first grading, stopped by Ctrl-C after two results: what was
+    # recorded stays, in the gradebook and beside it; the rerun grades the rest.
+    arrived: list[str] = []
+
+    def stop_after_two(result) -> None:
+        arrived.append(result.student)
+        if len(arrived) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        term.grade(on_result=stop_after_two)
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{term.db}") as book:
+        kept_rows = {s.student.id for s in book.find_assignment(LESSON).submissions}
+    assert kept_rows == set(arrived)
+    report = term.grade()
+    assert (report.graded_now, report.reused) == (4, 2), report.summary()
+    book = term.agree(tmp_path, 14.0)  # under the release the class got
+    assert book["ann"][0] == 14.0
+    assert book["dee"][0] == 14.0 - 3 and book["o'brien"][0] == 14.0 - 1
+    assert book["bob"][0] < 14.0
+
+    # 2. cat resubmits (a mistake now); `collect --update` takes it.
+    term.submit("cat", _answers("forgets-mps"), fetch=False)
+    term.nbgrader("collect", "--update", LESSON, *term.teacher)
+    report = term.grade()
+    assert (report.graded_now, report.reused) == (1, 5), report.summary()
+    assert term.agree(tmp_path, 14.0)["cat"][0] == book["bob"][0]
+
+    # 3. A manual grade and a comment (as formgrader writes them); a rerun
+    # grades nothing, and every store shows the manual score.
+    with Gradebook(f"sqlite:///{term.db}") as gb:
+        grade = gb.find_grade("01-describe-device-test", LESSON, LESSON, "ann")
+        grade.manual_score, grade.needs_manual_grade = 0.5, False
+        gb.db.commit()
+    report = term.grade()
+    assert (report.graded_now, report.reused) == (0, 6), report.summary()
+    assert term.agree(tmp_path, 14.0)["ann"][0] == 13.5
+    with Gradebook(f"sqlite:///{term.db}") as gb:  # a rerun changed no triage
+        grade = gb.find_grade("01-describe-device-test", LESSON, LESSON, "ann")
+        assert (grade.manual_score, grade.needs_manual_grade) == (0.5, False)
+
+    # 4. The points change: the current release gives the changed test 2
+    # points (4 in the class's release); --rules current applies it.
+    report = term.grade(rules="current")
+    assert report.graded_now == 6, report.summary()
+    book = term.agree(tmp_path, 12.0)
+    assert book["ann"][0] == 11.5 and book["dee"][0] == 12.0 - 3
+    with Gradebook(f"sqlite:///{term.db}") as gb:
+        cell = gb.find_grade_cell(CHANGED, LESSON, LESSON)
+        assert float(cell.max_score) == 2.0
+        assert max(g.score for g in cell.grades) <= 2.0
+
+    # 5. One student's regrade, under his own release by default: the
+    # gradebook holds the current rules, and so grades him under them.
+    report = term.grade(student="bob")
+    assert report.graded_now == 1, report.summary()
+    assert term.agree(tmp_path, 12.0) == book
+    (bob,) = [r for r in report.results if r.student == "bob"]
+    assert bob.release == releases.current(LESSON) != old
