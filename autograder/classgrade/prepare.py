@@ -44,8 +44,8 @@ def rules_of(
         if key not in points:
             from autograder.lessons import grade_points
 
-            with releases.used(key[0], Path(key[1]) if key[1] else None):
-                points[key] = grade_points(key[0])
+            root = Path(key[1]) if key[1] else None
+            points[key] = grade_points(releases.Release(key[0], root))
         return points[key]
 
     for path, ruled in list(found.items()):
@@ -128,27 +128,27 @@ def _prepare(
     from autograder.grading.reference import measured_reference, reference_results
 
     folder = f"{name}@{Path(root).name}" if root else name
-    with releases.used(name, Path(root) if root else None):
-        cached = cached_course(name)
-        reference_results(name)
-        # A kept release's own tests must pass in this grader's referee: one
-        # written for an earlier grader (which ran tests in the student's
-        # process) raises here, and its submissions fall back to the current
-        # release, as a release that cannot be prepared does.
-        measured_reference(name)
-        # The jobs' course root: the release, copied (a rebuilt cache entry
-        # replaces the cached folder, maybe while this batch runs).
-        course = courses[(name, root)] = work / "templates" / folder
-        shutil.rmtree(course, ignore_errors=True)
-        shutil.copytree(cached / "notebooks" / name, course / "notebooks" / name)
-        # A copy: nbgrader's Gradebook may write to what it opens.
-        book = work / "templates" / f"{folder}.db"
-        book.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(cached / "gradebook.db", book)
-        gradebooks.setdefault(name, book)
-        cells[(name, root)] = work / "templates" / f"{folder}.cells.json"
-        data = export_cells(f"sqlite:///{book}", name)
-        cells[(name, root)].write_text(json.dumps(data), encoding="utf-8")
+    release = releases.Release(name, Path(root) if root else None)
+    cached = cached_course(release)
+    reference_results(release)
+    # A kept release's own tests must pass in this grader's referee: one
+    # written for an earlier grader (which ran tests in the student's
+    # process) raises here, and its submissions fall back to the current
+    # release, as a release that cannot be prepared does.
+    measured_reference(release)
+    # The jobs' course root: the release, copied (a rebuilt cache entry
+    # replaces the cached folder, maybe while this batch runs).
+    course = courses[(name, root)] = work / "templates" / folder
+    shutil.rmtree(course, ignore_errors=True)
+    shutil.copytree(cached / "notebooks" / name, course / "notebooks" / name)
+    # A copy: nbgrader's Gradebook may write to what it opens.
+    book = work / "templates" / f"{folder}.db"
+    book.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(cached / "gradebook.db", book)
+    gradebooks.setdefault(name, book)
+    cells[(name, root)] = work / "templates" / f"{folder}.cells.json"
+    data = export_cells(f"sqlite:///{book}", name)
+    cells[(name, root)].write_text(json.dumps(data), encoding="utf-8")
     return data
 
 

@@ -159,21 +159,19 @@ def bundle_for(job: Any) -> bytes:
     """The bundle of a :class:`~autograder.classgrade.worker.Job`'s lesson,
     under its rules, on the main machine (its reference records made first)."""
     from autograder.grading.reference import measured_cache, measured_reference
-    from autograder.lessons import find_lesson, releases
+    from autograder.lessons.releases import Release
 
-    root = Path(job.root) if job.root else None
-    with releases.used(job.lesson, root):
-        measured_reference(job.lesson)
-        source = find_lesson(job.lesson)
-        notebook = releases.notebook_root(job.lesson) / "notebooks" / job.lesson
-        return make_bundle(
-            job.lesson,
-            Path(job.course),
-            Path(job.cells),
-            source,
-            notebook / f"{job.lesson}.ipynb",
-            measured_cache(job.lesson),
-        )
+    release = Release(job.lesson, Path(job.root) if job.root else None)
+    measured_reference(release)
+    notebook = release.notebook_root / "notebooks" / job.lesson
+    return make_bundle(
+        job.lesson,
+        Path(job.course),
+        Path(job.cells),
+        release.source,
+        notebook / f"{job.lesson}.ipynb",
+        measured_cache(release),
+    )
 
 
 def bundles_dir() -> Path:
@@ -237,12 +235,12 @@ def _place_records(folder: Path) -> None:
     """Put the bundle's reference records where this worker's grading reads
     them: the path it computes from its own copy of the course."""
     from autograder.grading.reference import measured_cache
-    from autograder.lessons import releases
+    from autograder.lessons.releases import Release
 
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     name = manifest["lesson"]
-    with _POOL_LOCK, releases.used(name, folder / "release"):
-        target = measured_cache(name)
+    with _POOL_LOCK:
+        target = measured_cache(Release(name, folder / "release"))
     if target.name != manifest["measured"]:
         raise ValueError(
             f"{name}: this worker's copy of the course differs from the grading "

@@ -225,8 +225,8 @@ def _lateness(
         rules = ruled.get(sub.path)
         key = rules.key if rules is not None else (sub.lesson, "")
         if key not in full:
-            with releases.used(sub.lesson, rules.root if rules else None):
-                full[key] = sum(grade_points(sub.lesson).values())
+            release = rules.release if rules else releases.Release(sub.lesson)
+            full[key] = sum(grade_points(release).values())
         return full[key]
 
     found = due.preview(

@@ -25,8 +25,8 @@ import nbformat
 from autograder.classgrade.reports import Result
 from autograder.classgrade.store import Graded
 from autograder.grading.kernel.forked import KERNEL_START_FAILED
-from autograder.lessons import releases
 from autograder.lessons.conventions import LessonId, grade_id, nbgrader_meta
+from autograder.lessons.releases import Release
 
 #: Failures a job tries once more, cold, for they may not be the submission's:
 #: the kernel died before it ran a line of it (a fork under heavy load), or the
@@ -96,8 +96,7 @@ def grade_job(job: Job) -> Graded:
         Result(job.student, job.lesson, "error", digest=job.digest, release=job.rules)
     )
     try:
-        with releases.used(job.lesson, Path(job.root) if job.root else None):
-            _grade(job, graded)
+        _grade(job, graded)
     except Exception as exc:  # noqa: BLE001 - one submission never stops the batch
         graded.result.status = "error"
         graded.result.message = f"{type(exc).__name__}: {exc}"[:500]
@@ -273,6 +272,7 @@ def _autograde(job: Job, submitted: Any) -> tuple[Any | None, str]:
                 lesson=job.lesson,
                 workdir=workdir,
                 cells=json.loads(Path(job.cells).read_text(encoding="utf-8")),
+                release=Release(job.lesson, Path(job.root) if job.root else None),
             )
     except Exception as exc:  # noqa: BLE001 - reported as the submission's error
         return None, f"{type(exc).__name__}: {exc}"

@@ -24,30 +24,29 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.lessons import find_lesson, source_to_notebook, write_notebook
+from autograder.lessons import source_to_notebook, write_notebook
 
 AUTOGRADER_DIR = Path(__file__).resolve().parents[1]
 _SKIP = {"__pycache__", ".ipynb_checkpoints"}
 
 
-def cache_root() -> Path:
+def cache_root(release: Any = None) -> Path:
     """The grader's cache: ``$COURSE_CACHE_DIR``, or ``gpu-course`` in the user
     cache. Grading kernels cannot read it (:mod:`autograder.grading.kernel.sandbox`).
-    While a kept release of a lesson is in use, its own folder in there
-    (:mod:`autograder.lessons.releases`)."""
-    from autograder.lessons.releases import pinned_cache
-
+    For a kept ``release`` (:class:`autograder.lessons.releases.Release`), its
+    own folder in there."""
     override = os.environ.get("COURSE_CACHE_DIR")
     if override:
         root = Path(override)
     else:
         base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
         root = Path(base) / "gpu-course"
-    pinned = pinned_cache()
+    pinned = None if release is None else release.cache
     return root if pinned is None else root / "releases" / pinned
 
 
@@ -81,13 +80,15 @@ def library_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _template_key(lesson: str) -> str:
+def _template_key(lesson: Any) -> str:
     """Changes whenever the generated course could: the lesson as converted,
     its data files, the course's nbgrader settings and nbgrader's version."""
     import nbformat
     from nbgrader import __version__ as nbgrader_version
 
-    source = find_lesson(lesson)
+    from autograder.lessons.releases import release_of
+
+    source = release_of(lesson).source
     digest = hashlib.sha256(nbformat.writes(source_to_notebook(source)).encode())
     for item in sorted(source.parent.rglob("*")):
         if item.is_file() and item.suffix != ".py" and not _SKIP & set(item.parts):
@@ -98,11 +99,16 @@ def _template_key(lesson: str) -> str:
     return digest.hexdigest()[:20]
 
 
-def cached_course(lesson: str) -> Path:
-    """A course folder with ``lesson`` generated in it, from the cache (made on
-    first use, by one process at a time; older versions removed)."""
-    stem = find_lesson(lesson).stem
-    folder = cache_root() / "templates"
+def cached_course(lesson: Any) -> Path:
+    """A course folder with ``lesson`` (a name or a
+    :class:`~autograder.lessons.releases.Release`) generated in it, from the
+    cache (made on first use, by one process at a time; older versions
+    removed)."""
+    from autograder.lessons.releases import release_of
+
+    lesson = release_of(lesson)
+    stem = lesson.source.stem
+    folder = cache_root(lesson) / "templates"
     done = folder / f"{stem}-{_template_key(lesson)}"
     if done.is_dir():
         return done
@@ -200,9 +206,12 @@ class ScratchCourse:
             )
         return self._api
 
-    def add_lesson(self, lesson: str) -> Path:
-        """Copy a lesson's solution notebook and data files into ``solutions/``."""
-        source = find_lesson(lesson)
+    def add_lesson(self, lesson: Any) -> Path:
+        """Copy a lesson's (a name or a :class:`~autograder.lessons.releases.
+        Release`) solution notebook and data files into ``solutions/``."""
+        from autograder.lessons.releases import release_of
+
+        source = release_of(lesson).source
         target = self.root / "solutions" / source.stem
         if target.exists():
             shutil.rmtree(target)
@@ -217,7 +226,7 @@ class ScratchCourse:
         write_notebook(source_to_notebook(source), target / f"{source.stem}.ipynb")
         return target
 
-    def generate(self, lesson: str, *, cached: bool = True) -> Path:
+    def generate(self, lesson: Any, *, cached: bool = True) -> Path:
         """Add a lesson and run ``nbgrader generate_assignment`` on it.
 
         Returns the folder of the released student edition. Fills the gradebook
@@ -229,8 +238,10 @@ class ScratchCourse:
             RuntimeError: nbgrader failed; the message carries nbgrader's log.
         """
         if cached and self._api is None and not (self.root / "gradebook.db").exists():
+            from autograder.lessons.releases import release_of
+
             shutil.copytree(cached_course(lesson), self.root, dirs_exist_ok=True)
-            return self.root / "notebooks" / find_lesson(lesson).stem
+            return self.root / "notebooks" / release_of(lesson).source.stem
         name = self.add_lesson(lesson).name
         result = self.api.generate_assignment(name, force=True, create=True)
         if not result.get("success"):

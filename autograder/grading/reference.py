@@ -21,8 +21,9 @@ from typing import Any
 
 from autograder.config.scratch import cache_root, locked
 from autograder.grading.kernel.limits import GRADING_ENV
-from autograder.lessons import find_lesson, source_to_notebook
+from autograder.lessons import source_to_notebook
 from autograder.lessons.conventions import grade_id, is_test
+from autograder.lessons.releases import release_of
 from course.results import MIME, VERSION
 
 #: Per-kernel timeout for the reference run (seconds per cell).
@@ -33,10 +34,10 @@ class ReferenceError(RuntimeError):
     """The lesson's own solution failed one of its tests or sent no results."""
 
 
-def cache_dir() -> Path:
+def cache_dir(release: Any = None) -> Path:
     """Where reference results are kept: ``reference/`` in the grader's cache
-    (:func:`autograder.config.scratch.cache_root`)."""
-    return cache_root() / "reference"
+    (:func:`autograder.config.scratch.cache_root`), a kept release's own."""
+    return cache_root(release) / "reference"
 
 
 def _fingerprint(source: Path) -> str:
@@ -112,22 +113,24 @@ def _run(source: Path) -> dict[str, Any]:
     return results
 
 
-def reference_results(lesson: str) -> dict[str, Any]:
-    """``{hidden test grade_id: results tree}`` of the lesson's solution.
+def reference_results(lesson: Any) -> dict[str, Any]:
+    """``{hidden test grade_id: results tree}`` of the lesson's solution
+    (``lesson``: a name or a :class:`~autograder.lessons.releases.Release`).
 
     Computed on first use (a few seconds: the lesson runs once) and cached.
 
     Raises:
         ReferenceError: the solution fails its own tests.
     """
-    source = find_lesson(lesson)
-    return _cached(source.stem, _fingerprint(source), lambda: _run(source))
+    release = release_of(lesson)
+    source = release.source
+    return _cached(release, source.stem, _fingerprint(source), lambda: _run(source))
 
 
-def _cached(stem: str, key: str, compute: Any) -> dict[str, Any]:
+def _cached(release: Any, stem: str, key: str, compute: Any) -> dict[str, Any]:
     """``compute()``'s JSON, kept as ``<stem>-<key>.json`` in :func:`cache_dir`;
     computed once by one process at a time, older versions removed."""
-    cache = cache_dir() / f"{stem}-{key}.json"
+    cache = cache_dir(release) / f"{stem}-{key}.json"
     if cache.is_file():
         return json.loads(cache.read_text(encoding="utf-8"))
     with locked(cache.with_suffix(".lock")):
@@ -146,7 +149,7 @@ def _cached(stem: str, key: str, compute: Any) -> dict[str, Any]:
         return found
 
 
-def _measure(source: Path) -> dict[str, Any]:
+def _measure(release: Any) -> dict[str, Any]:
     """Run the solution notebook as a submission is run (its tests in the
     referee); return each test's record."""
     from traitlets.config import Config
@@ -154,6 +157,7 @@ def _measure(source: Path) -> dict[str, Any]:
     from autograder.grading.chain.execute import GradingExecute
     from autograder.grading.chain.referee import Referee, collect
 
+    source = release.source
     nb = source_to_notebook(source)
     config = Config()
     config.GradingExecute.timeout = TIMEOUT
@@ -162,6 +166,7 @@ def _measure(source: Path) -> dict[str, Any]:
         "metadata": {"path": str(folder)},
         "nbgrader": {"assignment": source.stem, "notebook": source.stem,
                      "student": "reference"},
+        "course_release": release,
     }  # fmt: skip
     try:
         nb, resources = Referee(config=config).preprocess(nb, resources)
@@ -190,9 +195,9 @@ def _measure(source: Path) -> dict[str, Any]:
     return {gid: records[gid] for gid in tests}
 
 
-def _measured_key(lesson: str) -> tuple[Path, str]:
+def _measured_key(lesson: Any) -> tuple[Path, str]:
     """The lesson's source and the cache key of its records."""
-    source = find_lesson(lesson)
+    source = release_of(lesson).source
     digest = hashlib.sha256(_fingerprint(source).encode())
     referee = Path(__file__).parent / "referee"
     for path in sorted(referee.glob("*.py")):
@@ -200,14 +205,14 @@ def _measured_key(lesson: str) -> tuple[Path, str]:
     return source, f"measured-{digest.hexdigest()[:20]}"
 
 
-def measured_cache(lesson: str) -> Path:
+def measured_cache(lesson: Any) -> Path:
     """The file :func:`measured_reference` keeps its records in (it may not
     exist yet): a cluster worker is sent it (:mod:`autograder.classgrade.remote`)."""
     source, key = _measured_key(lesson)
-    return cache_dir() / f"{source.stem}-{key}.json"
+    return cache_dir(release_of(lesson)) / f"{source.stem}-{key}.json"
 
 
-def measured_reference(lesson: str) -> dict[str, Any]:
+def measured_reference(lesson: Any) -> dict[str, Any]:
     """``{test grade_id: record}`` of the lesson's solution, its tests run in the
     referee (:mod:`autograder.grading.referee`), computed on first use and
     cached like :func:`reference_results`.
@@ -216,4 +221,5 @@ def measured_reference(lesson: str) -> dict[str, Any]:
         ReferenceError: the solution fails a test there, or breaks the rules.
     """
     source, key = _measured_key(lesson)
-    return _cached(source.stem, key, lambda: _measure(source))
+    release = release_of(lesson)
+    return _cached(release, source.stem, key, lambda: _measure(release))

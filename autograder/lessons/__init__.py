@@ -59,19 +59,12 @@ def lesson_names(root: Path = REPO_ROOT) -> list[str]:
 
 
 def find_lesson(name: str, root: Path = REPO_ROOT) -> Path:
-    """Return the source of lesson ``name`` (``"01_devices"`` or just ``"01"``):
-    the kept release's while one is in use for that lesson
-    (:func:`autograder.lessons.releases.used`)."""
-    from autograder.lessons import releases
-
+    """Return the source of lesson ``name`` (``"01_devices"`` or just ``"01"``)
+    in the repository (a kept release's: :class:`autograder.lessons.releases.
+    Release`)."""
     for source in lesson_sources(root):
         if name in (source.stem, LessonId(source.stem).digits):
-            pinned = releases.in_use(source.stem) if root == REPO_ROOT else None
-            return (
-                source
-                if pinned is None
-                else pinned / "solutions" / (f"{source.stem}/{source.name}")
-            )
+            return source
     known = ", ".join(lesson_names(root)) or "none"
     raise LessonError(f"No lesson named {name!r}. Lessons: {known}.")
 
@@ -143,11 +136,13 @@ def write_notebook(nb: Any, path: Path) -> None:
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
-def grade_points(lesson: str) -> dict[str, float]:
-    """Points of every test cell of ``lesson``, by ``grade_id``."""
+def grade_points(lesson: Any) -> dict[str, float]:
+    """Points of every test cell of ``lesson`` (a name, or a
+    :class:`~autograder.lessons.releases.Release`), by ``grade_id``."""
     from autograder.lessons.conventions import grade_id, nbgrader_meta
+    from autograder.lessons.releases import release_of
 
-    nb = source_to_notebook(find_lesson(lesson))
+    nb = source_to_notebook(release_of(lesson).source)
     return {
         grade_id(c): float(nbgrader_meta(c)["points"])
         for c in nb.cells

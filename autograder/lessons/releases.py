@@ -9,10 +9,11 @@ laid out like the repository (``solutions/NN_topic/NN_topic.py``,
 
 When a submission is graded, its stamp picks the rules (:func:`resolve`): the
 repository's own lesson when the stamp is the current release's, else the kept
-release, used for that lesson while the block of :func:`used` runs (the
-lesson's source, its released notebook and the grader's caches, which are kept
-apart per release). A stamp the course does not keep, or none, is graded under
-the current release, and the run says so.
+release. The rules are a value, a :class:`Release`, that the submission's job
+carries through the grading chain: the lesson's source, its released notebook
+and the grader's caches (kept apart per release) are read from it. A stamp
+the course does not keep, or none, is graded under the current release, and
+the run says so.
 
 What is not pinned: the grader's own program (``autograder/``) and the
 ``course`` library; they are the installed version's.
@@ -20,12 +21,10 @@ What is not pinned: the grader's own program (``autograder/``) and the
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,36 +36,41 @@ RELEASES = REPO_ROOT / "releases"
 edition, and out of every grading kernel's reach with the rest of the checkout)."""
 META, STAMP = "course", "release"
 
-_IN_USE: tuple[str, Path] | None = None  # (lesson, kept release's root)
+
+@dataclass(frozen=True)
+class Release:
+    """A lesson under one release's rules, as a value a job carries: the
+    repository's own lesson (``root`` None) or a kept release's, whose
+    ``root`` is laid out like the repository."""
+
+    lesson: str
+    root: Path | None = None
+
+    @property
+    def source(self) -> Path:
+        """The lesson's source under these rules."""
+        own = find_lesson(self.lesson)
+        if self.root is None:
+            return own
+        return Path(self.root) / "solutions" / own.stem / own.name
+
+    @property
+    def notebook_root(self) -> Path:
+        """The root whose ``notebooks/`` holds the released notebook."""
+        return REPO_ROOT if self.root is None else Path(self.root)
+
+    @property
+    def cache(self) -> str | None:
+        """``lesson@digest`` for a kept release (the grader's caches for it
+        are kept apart), else None."""
+        if self.root is None:
+            return None
+        return f"{find_lesson(self.lesson).stem}@{Path(self.root).name}"
 
 
-def in_use(lesson: str) -> Path | None:
-    """The root of the kept release in use for ``lesson``, or None."""
-    return _IN_USE[1] if _IN_USE is not None and _IN_USE[0] == lesson else None
-
-
-def pinned_cache() -> str | None:
-    """``lesson@digest`` while a kept release is in use (the grader's caches
-    for it are kept apart), else None."""
-    return None if _IN_USE is None else f"{_IN_USE[0]}@{_IN_USE[1].name}"
-
-
-@contextlib.contextmanager
-def used(lesson: str, root: Path | None) -> Iterator[None]:
-    """While the block runs, ``lesson`` is read from the kept release at
-    ``root`` (None: the repository's own)."""
-    global _IN_USE
-    before = _IN_USE
-    _IN_USE = None if root is None else (lesson, Path(root))
-    try:
-        yield
-    finally:
-        _IN_USE = before
-
-
-def notebook_root(lesson: str) -> Path:
-    """The root whose ``notebooks/`` holds ``lesson``'s released notebook."""
-    return in_use(lesson) or REPO_ROOT
+def release_of(lesson: str | Release) -> Release:
+    """A lesson name as the repository's own release; a release as itself."""
+    return lesson if isinstance(lesson, Release) else Release(lesson)
 
 
 def _unstamped(nb: Any) -> str:
@@ -105,14 +109,15 @@ def stamp_of(notebook: Any) -> str | None:
     return found if ok else None
 
 
-def stamp(path: Path, lesson: str, keep: Path = RELEASES) -> str:
+def stamp(path: Path, lesson: str | Release, keep: Path = RELEASES) -> str:
     """Stamp the released notebook at ``path`` with its release, and keep the
     release under ``keep`` (once). Returns the digest."""
     import nbformat
 
     from autograder.lessons import write_notebook
 
-    source = find_lesson(lesson)
+    source = release_of(lesson).source
+    lesson = release_of(lesson).lesson
     nb = nbformat.read(path, as_version=4)
     found = digest(source, nb)
     nb.metadata.setdefault(META, {})[STAMP] = {"lesson": lesson, "digest": found}
@@ -154,6 +159,10 @@ class Rules:
     @property
     def key(self) -> tuple[str, str]:
         return (self.lesson, str(self.root or ""))
+
+    @property
+    def release(self) -> Release:
+        return Release(self.lesson, self.root)
 
 
 def current(lesson: str) -> str:

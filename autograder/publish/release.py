@@ -63,10 +63,14 @@ def release(
     log=print,
     probe: bool = False,
     keep: Path | None = None,
+    root: Path | None = None,
 ) -> list[Path]:
     """Release lessons (default: all) into ``out_dir`` (default: ``notebooks/``),
     each release kept in ``keep`` (default: ``releases/``, or ``releases``
     beside ``out_dir``).
+
+    ``root``: the lessons' sources are taken from a tree laid out like the
+    repository there (a draft of new rules), not from the repository.
 
     With ``probe``, then run the delegation probe of every lesson
     (:mod:`autograder.publish.probe`). Returns the written notebook paths.
@@ -76,7 +80,7 @@ def release(
         DelegationError: a course helper reproduces a hidden test's results.
         RuntimeError: nbgrader failed on a lesson.
     """
-    from autograder.lessons.releases import RELEASES, stamp
+    from autograder.lessons.releases import RELEASES, Release, stamp
 
     if keep is None:
         keep = RELEASES if out_dir is None else Path(out_dir).parent / "releases"
@@ -85,14 +89,16 @@ def release(
     written: list[Path] = []
     with ScratchCourse() as course:
         for name in names:
-            released = course.generate(name)
+            released = course.generate(Release(name, root))
             # Checked in the scratch course, before anything reaches out_dir.
             for notebook in sorted(released.rglob("*.ipynb")):
                 _normalise(notebook)
                 problems = notebook_leaks(notebook)
                 if problems:
                     raise LeakError(f"{notebook.name}: {'; '.join(problems)}")
-            digest = stamp(released / f"{released.name}.ipynb", released.name, keep)
+            digest = stamp(
+                released / f"{released.name}.ipynb", Release(released.name, root), keep
+            )
             target = out_dir / released.name
             if target.exists():
                 shutil.rmtree(target)

@@ -183,8 +183,7 @@ def test_once_the_gradebook_holds_the_current_rules_every_run_grades_under_them(
     path.write_text(json.dumps(nb), encoding="utf-8")
     bob = [SimpleNamespace(path=path, lesson=LESSON, student="bob")]
     current = (grade_points(LESSON), {})
-    with releases.used(LESSON, kept / LESSON / old):
-        then = (grade_points(LESSON), {})
+    then = (grade_points(releases.Release(LESSON, kept / LESSON / old)), {})
     assert then != current
     assert rules_of("release", bob)[path].root is not None  # no gradebook yet
     assert rules_of("release", bob, {LESSON: then})[path].root is not None

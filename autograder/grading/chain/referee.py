@@ -28,6 +28,7 @@ import asyncio
 import os
 import signal
 import socket
+from pathlib import Path
 from typing import Any
 
 from nbclient.exceptions import DeadKernelError
@@ -74,6 +75,9 @@ class Referee(NbGraderPreprocessor):
             "tests": tests,
             "names": names,
             "lesson": info.get("assignment"),
+            # the kept release whose solution is the reference ("": the
+            # repository's own), a value the job carries
+            "release": str(getattr(resources.get("course_release"), "root", "") or ""),
             # the simulated GPU's store, for a lesson that uses its arrays
             # or launches kernels (which run there)
             "store": any(m in STORE_MODULES + KERNEL_MODULES for m, _ in modules),
@@ -150,7 +154,9 @@ class RefereeClient:
             store=store,
         )
         self._session = Session(
-            link, self._plan["names"], _reference_lookup(self._plan.get("lesson"))
+            link,
+            self._plan["names"],
+            _reference_lookup(self._plan.get("lesson"), self._plan.get("release")),
         )
 
     def referee_close(self) -> None:
@@ -200,16 +206,18 @@ def _interrupt(provisioner: Any) -> None:
         pass
 
 
-def _reference_lookup(lesson: str | None) -> Any:
+def _reference_lookup(lesson: str | None, root: str | None = None) -> Any:
     """``course.results.reference(name)`` in the referee: the reference
-    solution's function, loaded on first use."""
+    solution's function (of the kept release at ``root``, if one), loaded on
+    first use."""
     if not lesson:
         return None
 
     def lookup(name: str) -> Any:
         from autograder.grading.referee.solution import reference_namespace
+        from autograder.lessons.releases import Release
 
-        namespace = reference_namespace(lesson)
+        namespace = reference_namespace(Release(lesson, Path(root) if root else None))
         if name not in namespace:
             raise NameError(f"the reference solution defines no {name!r}")
         return namespace[name]

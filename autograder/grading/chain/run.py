@@ -232,13 +232,16 @@ def autograde(
     lesson: str,
     workdir: Path,
     cells: dict[str, Any],
+    release: Any = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Run the chain on ``nb`` (changed in place); return it and the resources.
 
     ``workdir`` is a folder of this job's own: kernels get empty folders in it.
     ``cells`` is the lesson's :func:`export_cells`. The released notebook is
     found through ``config`` (``CourseDirectory``), as nbgrader's converter
-    finds it.
+    finds it. ``release`` (:class:`autograder.lessons.releases.Release`) is
+    the rules it is graded under, whose reference the tests compare with
+    (None: the repository's own lesson).
     """
     Path(workdir).mkdir(parents=True, exist_ok=True)
     resources: dict[str, Any] = {
@@ -246,6 +249,7 @@ def autograde(
         "metadata": {"path": str(workdir), "name": lesson},
         "nbgrader": {"student": student, "assignment": lesson, "notebook": lesson},
         "course_cells": CellBook(cells),
+        "course_release": release,
     }
     log = _quiet_log()
     before = os.environ.get("NBGRADER_EXECUTION")

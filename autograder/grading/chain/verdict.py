@@ -124,7 +124,8 @@ class Verdict(NbGraderPreprocessor):
             compile_launches(records)
         start = time.perf_counter()
         assignment = resources.get("nbgrader", {}).get("assignment", "")
-        references = measured_reference(assignment) if records is not None else {}
+        release = resources.get("course_release") or assignment  # the job's rules
+        references = measured_reference(release) if records is not None else {}
         verdicts: dict[str, dict[str, Any]] = {}
         for cell in nb.cells:
             gid = grade_id(cell)

@@ -131,17 +131,19 @@ def program(cells: list[tuple[bool, str]]) -> list[str]:
     return [ast.unparse(statements[k][0]) for k in sorted(kept)]
 
 
-def reference_namespace(lesson: str) -> dict[str, Any]:
-    """The solution's answers of ``lesson`` and what they need, run here once
-    per solution file (see the module).
+def reference_namespace(lesson: Any) -> dict[str, Any]:
+    """The solution's answers of ``lesson`` (a name or a
+    :class:`~autograder.lessons.releases.Release`) and what they need, run
+    here once per solution file (see the module).
 
     Raises:
         RuntimeError: a statement of the solution failed.
     """
     from autograder.grading.kernel.limits import grade_on_the_cpu
-    from autograder.lessons import find_lesson, source_to_notebook
+    from autograder.lessons import source_to_notebook
+    from autograder.lessons.releases import release_of
 
-    source = find_lesson(lesson)
+    source = release_of(lesson).source
     key = (str(Path(source).resolve()), source.stat().st_mtime_ns)
     if key in _CACHE:
         return _CACHE[key]
