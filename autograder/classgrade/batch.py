@@ -204,14 +204,18 @@ def publish(
         marks = {(r.student, r.lesson): Marks.of(r) for r in graded}
     for key in planned.dropped:  # --force: what this source no longer holds
         store.forget(out, *key)
-    problems = planned.problems
-    problems += draw_pages(out, graded, marks, os.cpu_count() or 1)
+    problems, drawn = planned.problems, set()
+    problems += draw_pages(out, graded, marks, os.cpu_count() or 1, drawn)
     write_reports(sorted(rows, key=_row), out)
     if request.course_feedback:
-        # In a precise regrade only the notebooks graded now have fresh feedback.
+        # In a precise regrade, the notebooks graded now and the pages whose
+        # marks changed since (a manual score) have fresh feedback.
+        fresh = {(s.student, s.lesson) for s in planned.todo} | drawn
         problems += feedback_to_course(
-            planned.todo if request.precise else planned.submissions, results
-        )
+            [s for s in planned.submissions
+             if not request.precise or (s.student, s.lesson) in fresh],
+            results,
+        )  # fmt: skip
     shutil.rmtree(out / ".work" / "jobs", ignore_errors=True)
     return ClassReport(
         ordered,

@@ -92,6 +92,15 @@ def due_state(gradebook: Path | None, lessons: set[str]) -> tuple[dict, dict]:
     return due, extensions
 
 
+def read_marks(gradebook: Path | str, keys: Iterable[Key]) -> dict[Key, Marks]:
+    """The marks of each (student, lesson) the gradebook holds, read only."""
+    if not Path(str(gradebook)).is_file():
+        return {}
+    course = CourseBook(gradebook)
+    with _open(course.url) as course.book:
+        return course.marks(keys)
+
+
 def recorded(gradebook: Path | str, keys: Iterable[Key]) -> set[Key]:
     """The (student, lesson) of ``keys`` the gradebook holds a submission of."""
     if not Path(str(gradebook)).is_file():
@@ -414,6 +423,7 @@ __all__ = [
     "create_gradebook",
     "due_state",
     "held_definitions",
+    "read_marks",
     "record",
     "recorded",
     "template_points",

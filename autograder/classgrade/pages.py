@@ -31,11 +31,16 @@ def _render(task: tuple[str, str, str, dict]) -> str:
 
 
 def draw_pages(
-    out: Path, rows: list[Result], marks: dict, workers: int = 1
+    out: Path,
+    rows: list[Result],
+    marks: dict,
+    workers: int = 1,
+    drawn: set | None = None,
 ) -> list[str]:
     """Render the page of each graded row in ``rows`` whose marks (by
     (student, lesson) in ``marks``) are not what its page shows; set each
-    row's ``feedback``. Returns a problem line per page not rendered."""
+    row's ``feedback``, and add its (student, lesson) to ``drawn``. Returns a
+    problem line per page not rendered."""
     todo = []
     for r in rows:
         found: Marks | None = marks.get((r.student, r.lesson))
@@ -68,6 +73,8 @@ def draw_pages(
             continue
         basis = marks[(result.student, result.lesson)].basis()
         result.feedback = write_page(out, result.student, result.lesson, page, basis)
+        if drawn is not None:
+            drawn.add((result.student, result.lesson))
     return problems
 
 

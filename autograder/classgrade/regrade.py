@@ -72,17 +72,28 @@ def diff(
     ``timeout``, ...); the gradebook and the output folder are left alone."""
     from autograder.classgrade.batch import grade_class
 
-    for fixed in ("out_dir", "gradebook", "rules", "force", "due", "yes"):
+    book = options.pop("gradebook", None)
+    for fixed in ("out_dir", "rules", "force", "due", "yes"):
         options.pop(fixed, None)
     with tempfile.TemporaryDirectory(prefix="course-diff-") as scratch:
         report = grade_class(
             source, lesson, out_dir=Path(scratch), rules="current", force=True,
             **options,
         )  # fmt: skip
-    return [
-        Change(store.stored(out_dir, r.student, r.lesson, graded_only=False), r)
+    before = {
+        (r.student, r.lesson): store.stored(
+            out_dir, r.student, r.lesson, graded_only=False
+        )
         for r in report.results
-    ]
+    }
+    if book is not None:  # the gradebook holds their scores
+        from autograder.classgrade.gradebook import read_marks
+
+        marks = read_marks(book, [k for k, r in before.items() if r is not None])
+        for key, found in marks.items():
+            if before[key].scores == "gradebook":
+                before[key].take(found)
+    return [Change(before[(r.student, r.lesson)], r) for r in report.results]
 
 
 def summary(changes: list[Change], out_dir: Path) -> str:

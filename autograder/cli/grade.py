@@ -99,7 +99,8 @@ def grade_command(args: argparse.Namespace) -> int:
             name_map=names, times=times, progress=not args.quiet,
             warm=not args.cold_kernels, sandbox=not args.no_sandbox,
             weak_confinement=args.allow_weak_confinement,
-            student=args.student, question=None, **_cluster(args),
+            student=args.student, question=None, gradebook=gradebook_for(args),
+            **_cluster(args),
         )  # fmt: skip
         print(regrade.summary(changes, Path(args.out)))
         return 0

@@ -256,7 +256,17 @@ def test_a_whole_term(tmp_path, monkeypatch):
         assert (grade.manual_score, grade.needs_manual_grade) == (0.5, False)
 
     # 4. The points change: the current release gives the changed test 2
-    # points (4 in the class's release); --rules current applies it.
+    # points (4 in the class's release); --diff shows it against the
+    # gradebook's scores, and --rules current applies it.
+    from autograder.classgrade import regrade
+
+    changes = regrade.diff(submitted, LESSON, term.out, gradebook=term.db,
+                           jobs=2, progress=False)  # fmt: skip
+    (ann,) = [c for c in changes if c.after.student == "ann"]
+    assert ann.line() == (f"ann/{LESSON}: 14/14 -> 12/12 (-2): {CHANGED} 4/4 -> 2/2"), (
+        ann.line()
+    )
+    assert all(c.changed for c in changes) and len(changes) == 6
     report = term.grade(rules="current")
     assert report.graded_now == 6, report.summary()
     book = term.agree(tmp_path, 12.0)
