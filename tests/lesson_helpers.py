@@ -24,6 +24,19 @@ def submission(lesson: str, path: Path, answers: dict[str, str] | None = None) -
     return path
 
 
+def fill_answers(notebook: Path, answers: dict[str, str]) -> None:
+    """Fill a fetched student notebook as a student would, cell by cell
+    (``answers``: code by the answer cell's grade_id)."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = answers[grade_id]
+    nbformat.write(nb, notebook)
+
+
 #: The Day 01 test cell whose points an older kept release changes.
 CHANGED = "01-largest-matrix-hidden-test"
 

@@ -12,8 +12,9 @@ Grading is three steps: ``plan`` (in ``request``, with the typed
 :class:`Request`; intake in ``intake``, its conflicts in ``claims``; each
 lesson's release made ready in ``prepare``;
 selection, what an earlier run graded), ``run`` (one :class:`Job` per
-submission in ``worker``, on any executor; results stored by ``store`` as
-they arrive) and ``publish`` (every output read from the store of scores:
+submission in ``worker``, on any executor; each result stored the moment
+it arrives by ``arrival``: into the gradebook, and its files by ``store``)
+and ``publish`` (every output read from the store of scores:
 the course gradebook, which ``gradebook`` alone opens and records each
 result into as it arrives, a new one made by ``gradebook_schema``, each
 lesson's definition in ``gradebook_rules``; then ``reports`` and the feedback

@@ -27,6 +27,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from autograder.classgrade import store
+from autograder.classgrade.arrival import course_book, in_store, store_result
 from autograder.classgrade.due import late_into
 from autograder.classgrade.gradebook import CourseBook
 from autograder.classgrade.pages import draw_pages
@@ -108,7 +109,7 @@ def run(
                 if result.status == "graded" and question in result.per_question:
                     store.keep(planned.out_dir, graded)
                     result = _one_question(result, earlier, question)
-                    _store(planned, result, book, graded.result, question)
+                    store_result(planned, result, book, graded.result, question)
                 else:  # the regrade failed: the earlier result stands
                     planned.problems.append(
                         f"{result.student}/{result.lesson}: the regrade of "
@@ -118,49 +119,10 @@ def run(
                     result = earlier
             else:
                 store.keep(planned.out_dir, graded)
-                _store(planned, result, book, result, None)
+                store_result(planned, result, book, result, None)
         if on_result is not None:
             on_result(result)
         yield result
-
-
-def _store(
-    planned: Plan,
-    result: Result,
-    book: CourseBook | None,
-    graded: Result,
-    one_cell: str | None,
-) -> None:
-    """Store one result as it arrives: its scores into ``book`` (``graded``:
-    the scores graded now; ``one_cell``: that cell alone), its graded
-    notebook beside the gradebook for formgrader; without a gradebook, its
-    lateness into the result. Then the result's JSON."""
-    out = planned.out_dir
-    result.submitted_at = planned.when.get((result.student, result.lesson), "")
-    graded.submitted_at = result.submitted_at
-    if result.status == "graded" and book is not None:
-        result.scores = "gradebook"
-        try:
-            book.record(graded, one_cell)
-        except ValueError as exc:
-            result.status, result.message = "error", str(exc)[:500]
-        else:
-            _to_formgrader(planned, result)
-    elif result.status == "graded" and planned.lateness is not None:
-        late_into(result, planned.lateness, planned.plugin)
-    if result.status == "graded":
-        result.feedback = str(store.page_path(out, result.student, result.lesson))
-    store.save(out, result)
-
-
-def _to_formgrader(planned: Plan, result: Result) -> None:
-    """The graded notebook, where formgrader's Manual Grading opens it."""
-    name = Path(result.student) / result.lesson / f"{result.lesson}.ipynb"
-    executed = planned.out_dir / "autograded" / name
-    if executed.is_file() and planned.request.gradebook is not None:
-        target = Path(planned.request.gradebook).resolve().parent / "autograded" / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(executed, target)
 
 
 def _row(result: Result) -> tuple[str, str]:
@@ -184,17 +146,15 @@ def publish(
     for result in ordered:
         result.submitted_at = planned.when.get((result.student, result.lesson), "")
     rows = ordered + planned.others
+    marks: dict = {}
+    if book is not None:
+        planned.problems += book.settle()  # before any output reads it
+        marks = book.marks((r.student, r.lesson) for r in rows)
+    rows = [r for r in rows if in_store(r, book, marks, planned)]
     graded = [r for r in rows if r.status == "graded"]
     if book is not None:
-        marks = book.marks((r.student, r.lesson) for r in graded)
         for result in graded:
-            if (result.student, result.lesson) in marks:
-                result.take(marks[(result.student, result.lesson)])
-            else:
-                planned.problems.append(
-                    f"{result.student}/{result.lesson}: not in the gradebook; "
-                    "grade it again with --force"
-                )
+            result.take(marks[(result.student, result.lesson)])
     else:
         now = {(r.student, r.lesson) for r in graded_now}
         for result in graded:  # a new due date moves the earlier rows too
@@ -204,6 +164,11 @@ def publish(
         marks = {(r.student, r.lesson): Marks.of(r) for r in graded}
     for key in planned.dropped:  # --force: what this source no longer holds
         store.forget(out, *key)
+        if book is not None:
+            planned.problems.append(
+                f"{key[0]}/{key[1]}: not in this source, removed from {out}; its "
+                "submission stays in the gradebook (formgrader, nbgrader export)"
+            )
     problems, drawn = planned.problems, set()
     problems += draw_pages(out, graded, marks, os.cpu_count() or 1, drawn)
     write_reports(sorted(rows, key=_row), out)
@@ -290,7 +255,7 @@ def grade_class(
                 if on_result is not None:
                     on_result(result)
 
-            with _course_book(planned) as book:
+            with course_book(planned) as book:
                 if planned.jobs:
                     _grade(planned, executor, cluster, workers, bar, arrived,
                            graded_now, (allow_plain_tcp, allow_weak_workers),
@@ -357,36 +322,6 @@ def _grade(
             pool.shutdown(cancel_futures=True)
         if shared is not None:
             shared.close()
-
-
-@contextmanager
-def _course_book(planned: Plan) -> Iterator[CourseBook | None]:
-    """The course gradebook, open for the run and set up for its jobs (each
-    lesson's definition, a new due date); None without one."""
-    request = planned.request
-    if request.gradebook is None:
-        if planned.lateness is not None and planned.lateness.due:
-            from autograder.classgrade.due import keep_due_dates, kept_due_dates
-
-            due = {k: v[0] for k, v in planned.lateness.due.items()}
-            keep_due_dates(planned.out_dir, {**kept_due_dates(planned.out_dir), **due})
-        yield None
-        return
-    from autograder.classgrade.late import parse_stamp
-    from autograder.classgrade.request import course_root
-    from autograder.config.scratch import instructor_config
-
-    config = instructor_config(course_root(request))
-    with CourseBook(Path(request.gradebook), config) as book:
-        lessons = {s.lesson for s in planned.todo}
-        templates = {n: f"sqlite:///{planned.gradebooks[n]}" for n in lessons}
-        book.set_up(
-            templates,
-            planned.rewritten(),
-            parse_stamp(planned.due) if planned.due else None,
-            planned.lesson,
-        )
-        yield book
 
 
 class Stopped(KeyboardInterrupt):

@@ -32,8 +32,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from autograder.classgrade.gradebook_rules import follow_points, missing_cells
-from autograder.classgrade.gradebook_schema import create_gradebook
+from autograder.classgrade.gradebook_rules import (
+    above_maximum,
+    check_points,
+    follow_points,
+    missing_cells,
+)
+from autograder.classgrade.gradebook_schema import (
+    copy_lesson,
+    create_gradebook,
+    new_submission,
+)
 from autograder.classgrade.reports import Marks, Result
 
 Key = tuple[str, str]  # (student, lesson)
@@ -46,13 +55,10 @@ def _url(path: Path | str) -> str:
 
 def _open(url: str) -> Any:
     from nbgrader.api import Gradebook
-    from sqlalchemy.exc import SAWarning
 
     from autograder.config.scratch import put_python_on_path
 
     put_python_on_path()  # where nbgrader makes a gradebook, it runs `alembic`
-    # nbgrader's models warn on every new submission (as in its autograde)
-    warnings.filterwarnings("ignore", category=SAWarning)
     return Gradebook(url)
 
 
@@ -143,6 +149,8 @@ class CourseBook:
         self.url = _url(path)
         self.plugin = penalty_plugin(config)
         self.book: Any = None
+        self.wanted: dict[str, dict[str, float]] = {}  # each lesson's points
+        self.followed: set[str] = set()  # lessons whose definition follows
 
     def __enter__(self) -> CourseBook:
         Path(self.url.removeprefix("sqlite:///")).parent.mkdir(
@@ -166,18 +174,25 @@ class CourseBook:
         lesson: str | None = None,
     ) -> None:
         """Make each lesson of ``templates`` (gradebook URLs) ready: its
-        definition copied in where missing, then made the template's
-        (``rewritten``: the (student, lesson, cell) this run writes again);
+        definition copied in where missing, and checked against the
+        template's (``rewritten``: the (student, lesson, cell) this run writes
+        again; the points follow with the lesson's first result recorded);
         ``due`` (naive UTC) becomes ``lesson``'s due date, and every
-        submission's penalty follows it. One commit."""
+        submission's penalty follows it. One commit.
+
+        Raises:
+            ValueError: the definition cannot follow the template (see
+                :func:`~autograder.classgrade.gradebook_rules.check_points`);
+                nothing is written.
+        """
         course = self.book
         known = {a.name for a in course.assignments if a.notebooks}
         for name in sorted(set(templates) - known):
             with _open(templates[name]) as template:
-                _copy_lesson(template, course, name)
+                copy_lesson(template, course, name)
         try:
-            wanted = {n: template_points(url, n) for n, url in templates.items()}
-            follow_points(course, wanted, rewritten)
+            self.wanted = {n: template_points(u, n) for n, u in templates.items()}
+            check_points(course, self.wanted, rewritten)
             if due is not None and lesson is not None:
                 from nbgrader.api import Assignment, MissingEntry
 
@@ -206,16 +221,27 @@ class CourseBook:
                 f"has no cell {', '.join(missing)}"
             )
 
-    def record(self, result: Result, one_cell: str | None = None) -> None:
+    def record(
+        self, result: Result, one_cell: str | None = None, new_file: bool = True
+    ) -> None:
         """Write one graded result, in one transaction (see the module); with
         ``one_cell``, only that cell's auto score, where the gradebook has the
-        submission's other scores already."""
+        submission's other scores already. An auto score equal to the one
+        kept is not written again for the same file (not ``new_file``)."""
+        from sqlalchemy.exc import SAWarning
+
         from autograder.classgrade.late import parse_stamp
 
         course = self.book
         try:
+            if result.lesson in self.wanted and result.lesson not in self.followed:
+                follow_points(course, result.lesson, self.wanted[result.lesson])
             self.check(result)
-            submission, scored = self._submission(result.student, result.lesson)
+            with warnings.catch_warnings():
+                # nbgrader's models warn on a new submission's rows (as in
+                # its own autograde); every row is added all the same
+                warnings.simplefilter("ignore", SAWarning)
+                submission, scored = self._submission(result.student, result.lesson)
             submission.timestamp = (
                 parse_stamp(result.submitted_at) if result.submitted_at else None
             )
@@ -228,7 +254,7 @@ class CourseBook:
                     continue
                 grade = grades[(result.lesson, cell)]
                 auto = None if cell in result.manual else float(score)
-                if scored and grade.auto_score == auto:
+                if scored and not new_file and grade.auto_score == auto:
                     continue  # unchanged: a person's triage stays as they left it
                 grade.auto_score = auto
                 # as SaveAutoGrades: a hand-given score is looked at again when
@@ -241,18 +267,31 @@ class CourseBook:
         except BaseException:
             course.db.rollback()  # a failed record leaves no partial submission
             raise
+        self.followed.add(result.lesson)
+
+    def settle(self) -> list[str]:
+        """At the end of a run, finished or not: an auto score above its
+        cell's new maximum (its submission not graded again under the new
+        points: its job failed, or the run stopped first) is cleared and
+        needs a manual grade, so none exceeds it. Returns a line for each."""
+        lines = []
+        for lesson in sorted(self.followed):
+            for grade in above_maximum(self.book, lesson):
+                submission = grade.notebook.assignment
+                lines.append(
+                    f"{submission.student.id}/{lesson}: {grade.name} held "
+                    f"{grade.auto_score:g}, above its new maximum "
+                    f"{float(grade.max_score):g}; cleared until graded again"
+                )
+                grade.auto_score, grade.needs_manual_grade = None, True
+                self._penalise(submission)
+        self.book.db.commit()
+        return lines
 
     def _submission(self, student: str, lesson: str) -> tuple[Any, bool]:
         """The submission's row, made (unsaved) with everything nbgrader's
         ``add_submission`` makes if missing; and whether it holds scores."""
-        from nbgrader.api import (
-            Comment,
-            Grade,
-            MissingEntry,
-            Student,
-            SubmittedAssignment,
-            SubmittedNotebook,
-        )
+        from nbgrader.api import MissingEntry
 
         course = self.book
         try:
@@ -266,25 +305,7 @@ class CourseBook:
                 for g in nb.grades
             )
             return submission, scored
-        try:
-            person = course.find_student(student)
-        except MissingEntry:
-            person = Student(id=student)
-            course.db.add(person)
-        submission = SubmittedAssignment(
-            assignment=course.find_assignment(lesson), student=person
-        )
-        for notebook in submission.assignment.notebooks:
-            nb = SubmittedNotebook(notebook=notebook, assignment=submission)
-            for cell in notebook.grade_cells:
-                Grade(cell=cell, notebook=nb)
-            for cell in notebook.solution_cells:
-                Comment(cell=cell, notebook=nb)
-            for cell in notebook.task_cells:
-                Comment(cell=cell, notebook=nb)
-                Grade(cell=cell, notebook=nb)
-        course.db.add(submission)
-        return submission, False
+        return new_submission(course, student, lesson), False
 
     def _penalise(self, submission: Any) -> None:
         """nbgrader's ``AssignLatePenalties`` on one submission's notebooks,
@@ -343,54 +364,6 @@ def _marks(sub: Any) -> Marks:
     )
 
 
-def _copy_lesson(template: Any, course: Any, lesson: str) -> None:
-    """The lesson's cells, from the template gradebook into the course's, which
-    has no notebook of the lesson yet (maybe the assignment alone, with its
-    due date): the rows nbgrader's ``add_assignment``, ``add_notebook`` and
-    ``add_*_cell`` make, written in one commit (one each, as nbgrader writes
-    them, took 0.19 s a lesson)."""
-    from nbgrader.api import (
-        Assignment,
-        GradeCell,
-        MissingEntry,
-        Notebook,
-        SolutionCell,
-        SourceCell,
-        TaskCell,
-    )
-
-    source = template.find_assignment(lesson)
-    try:  # added with `nbgrader db assignment add` (a due date): keep it
-        assignment = course.find_assignment(lesson)
-    except MissingEntry:
-        assignment = Assignment(name=lesson, course_id=course.course_id)
-    rows: list[Any] = [assignment]  # each added: the assignment may be stored
-    for notebook in source.notebooks:
-        copy = Notebook(name=notebook.name, assignment=assignment)
-        rows.append(copy)
-        rows += [
-            GradeCell(name=cell.name, notebook=copy, max_score=cell.max_score,
-                      cell_type=cell.cell_type)
-            for cell in notebook.grade_cells
-        ]  # fmt: skip
-        rows += [
-            SolutionCell(name=c.name, notebook=copy) for c in notebook.solution_cells
-        ]
-        rows += [
-            TaskCell(name=cell.name, notebook=copy, max_score=cell.max_score,
-                     cell_type=cell.cell_type)
-            for cell in notebook.task_cells
-        ]  # fmt: skip
-        rows += [
-            SourceCell(name=cell.name, notebook=copy, cell_type=cell.cell_type,
-                       locked=cell.locked, source=cell.source,
-                       checksum=cell.checksum)
-            for cell in notebook.source_cells
-        ]  # fmt: skip
-    course.db.add_all(rows)
-    course.db.commit()
-
-
 def record(
     results: Iterable[Result],
     db_url: str,
@@ -415,7 +388,8 @@ def record(
         for result in graded:
             book.check(result)
         for result in graded:
-            book.record(result, only_question)
+            book.record(result, only_question, new_file=False)
+        book.settle()
 
 
 __all__ = [

@@ -1,9 +1,9 @@
 """Feedback pages drawn from the store of scores, once it is final.
 
 After a run has recorded its results, :func:`draw_pages` renders each page
-whose marks changed since it was drawn (every page of a result graded now
-under a gradebook, whose workers render none; a page whose score an
-instructor, a late penalty or a rerun changed), from the store's
+whose marks or notebook changed since it was drawn (every page of a result
+graded now under a gradebook, whose workers render none; a page whose score
+an instructor, a late penalty or a rerun changed), from the store's
 :class:`~autograder.classgrade.reports.Marks`. Pages render side by side in
 worker processes (0.15 s a page); the files are written by the main process.
 """
@@ -47,7 +47,7 @@ def draw_pages(
         executed = notebook_path(out, r.student, r.lesson)
         if r.status != "graded" or found is None or not executed.is_file():
             continue
-        if page_basis(out, r.student, r.lesson) != found.basis():
+        if page_basis(out, r.student, r.lesson) != found.basis(r.digest):
             todo.append((r, (str(executed), r.student, r.lesson, asdict(found))))
         else:
             r.feedback = str(Path(out) / "feedback" / r.lesson / f"{r.student}.html")
@@ -71,7 +71,7 @@ def draw_pages(
         if page.startswith("\0"):
             problems.append(f"{result.student}/{result.lesson}: {page[1:]}")
             continue
-        basis = marks[(result.student, result.lesson)].basis()
+        basis = marks[(result.student, result.lesson)].basis(result.digest)
         result.feedback = write_page(out, result.student, result.lesson, page, basis)
         if drawn is not None:
             drawn.add((result.student, result.lesson))

@@ -41,13 +41,14 @@ class Marks:
     def final(self) -> float:
         return final_score(self.raw, self.penalty)
 
-    def basis(self) -> list:
-        """What a feedback page drawn from these marks shows, as data: a page
-        is drawn again when this changes."""
+    def basis(self, digest: str = "") -> list:
+        """What a feedback page drawn from these marks and the notebook file
+        of ``digest`` shows, as data: a page is drawn again when this
+        changes."""
         import hashlib
         import json
 
-        shown = [self.score, self.points, self.comments, self.penalty]
+        shown = [self.score, self.points, self.comments, self.penalty, digest]
         text = json.dumps(shown, sort_keys=True).encode()
         return [hashlib.sha256(text).hexdigest()[:16]]
 

@@ -296,7 +296,10 @@ def plan(
     for sub in submissions:
         key = (sub.student, sub.lesson)
         if request.precise and _selected(sub, request):
-            earlier[key] = stored(out_dir, *key)
+            found = stored(out_dir, *key)
+            # an earlier result whose scores this run's store lacks: graded whole
+            mine = found is not None and found.scores == kind and key in in_store
+            earlier[key] = found if mine else None
             todo.append(sub)
             continue
         # A precise regrade leaves everyone else's last result as it was.
@@ -311,12 +314,12 @@ def plan(
             )
             if before and before.release not in fits:
                 before = None
-        if (
-            before is not None
-            and before.status == "graded"
-            and (before.scores != kind or key not in in_store)
-        ):
-            before = None  # its scores are not in this run's store
+            if (
+                before is not None
+                and before.status == "graded"
+                and (before.scores != kind or key not in in_store)
+            ):
+                before = None  # its scores are not in this run's store
         if before is not None:
             results[key] = before
         elif not request.precise:
@@ -335,6 +338,7 @@ def plan(
     # oversubscribed threads spin against each other and grading crawls.
     threads = max(1, (os.cpu_count() or 1) // min(workers, max(len(todo), 1)))
     confine = request.sandbox and landlock.abi() > 0
+    late = {(x.student, x.lesson) for x in lateness.late}
     jobs = [
         Job(
             student=s.student,
@@ -352,7 +356,11 @@ def plan(
             require_namespaces=not request.weak_confinement,
             root=ruled[s.path].key[1],
             rules=ruled[s.path].digest,
-            page=request.gradebook is None,
+            # a worker's page shows the notebook's own marks: without a
+            # gradebook and a late penalty, those are the store's
+            page=request.gradebook is None
+            and request.question is None
+            and (s.student, s.lesson) not in late,
         )
         for s in todo
     ]

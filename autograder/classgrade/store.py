@@ -116,7 +116,7 @@ def keep(out: Path, graded: Graded) -> Result:
     if graded.notebook:
         write_text(notebook_path(out, result.student, result.lesson), graded.notebook)
     if graded.page:
-        basis = Marks.of(result).basis()
+        basis = Marks.of(result).basis(result.digest)
         result.feedback = write_page(
             out, result.student, result.lesson, graded.page, basis
         )

@@ -91,17 +91,22 @@ def test_a_failed_record_leaves_no_partial_submission(books):
             book.find_submission(LESSON, student)
 
 
-def test_a_rerun_that_changes_no_auto_score_keeps_the_manual_triage(books):
-    """nbgrader's SaveAutoGrades: a hand-given score needs a look again only
-    when the auto score under it changed."""
+def _graded_by_hand(db_url: str, templates: dict) -> None:
+    """ada graded (a: 0 of 1), then her a given 0.5 by hand in formgrader."""
     from nbgrader.api import Gradebook
 
-    db_url, templates, _ = books
     record([_result("ada", 0.0, 2.0)], db_url, templates)
     with Gradebook(db_url) as book:
         grade = book.find_grade("a", LESSON, LESSON, "ada")
         grade.manual_score, grade.needs_manual_grade = 0.5, False
         book.db.commit()
+
+
+def test_a_rerun_that_changes_no_auto_score_keeps_the_manual_triage(books):
+    """nbgrader's SaveAutoGrades: a hand-given score needs a look again only
+    when the auto score under it changed."""
+    db_url, templates, _ = books
+    _graded_by_hand(db_url, templates)
     record([_result("ada", 0.0, 2.0)], db_url, templates)
     assert _grade(db_url, "ada", "a") == (0.0, 0.5, False, 1.0)
     record([_result("ada", 1.0, 2.0)], db_url, templates)
@@ -136,3 +141,63 @@ def test_a_points_change_moves_the_definition_and_no_score_exceeds_its_maximum(
         record([_result("bob", 1.0, 2.0)], db_url, old)
     assert _grade(db_url, "ada", "b") == (4.0, None, False, 4.0)
     assert _grade(db_url, "bob", "b") == (1.0, 1.5, True, 4.0)
+
+
+def test_a_new_file_with_the_same_auto_score_asks_for_the_hand_grading_again(books):
+    """nbgrader's SaveAutoGrades on a resubmission: a cell graded by hand needs
+    a look again, whatever its auto score (the answer under it is new)."""
+    from autograder.classgrade.gradebook import CourseBook
+
+    db_url, templates, _ = books
+    _graded_by_hand(db_url, templates)
+    with CourseBook(db_url) as book:
+        book.record(_result("ada", 0.0, 2.0), new_file=False)
+    assert _grade(db_url, "ada", "a") == (0.0, 0.5, False, 1.0)
+    with CourseBook(db_url) as book:
+        book.record(_result("ada", 0.0, 2.0), new_file=True)
+    assert _grade(db_url, "ada", "a") == (0.0, 0.5, True, 1.0)
+
+
+def test_a_release_the_definition_cannot_follow_writes_nothing(books):
+    """A release with a test cell the gradebook's definition lacks stops the
+    run before any job, with the points and scores as they were."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classgrade.gradebook import CourseBook
+
+    db_url, templates, path = books
+    record([_result("ada", 1.0, 2.0)], db_url, templates)
+    other = path.parent / "other.db"
+    shutil.copyfile(path.parent / "template.db", other)
+    with Gradebook(f"sqlite:///{other}") as book:
+        book.find_grade_cell("b", LESSON, LESSON).max_score = 1.0
+        book.add_grade_cell("c", LESSON, LESSON, max_score=1.0, cell_type="code")
+    with CourseBook(db_url) as book, pytest.raises(ValueError, match="new: c"):
+        book.set_up({LESSON: f"sqlite:///{other}"}, {("ada", LESSON, "b")})
+    assert _grade(db_url, "ada", "b") == (2.0, None, False, 2.0)
+
+
+def test_a_run_never_leaves_a_score_above_its_maximum(books):
+    """Points lowered, and bob's regrade under them failed (or the run stopped
+    first): his score above the new maximum is cleared and flagged."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classgrade.gradebook import CourseBook
+
+    db_url, templates, path = books
+    record([_result("ada", 1.0, 2.0), _result("bob", 1.0, 2.0)], db_url, templates)
+    lower = path.parent / "lower.db"
+    shutil.copyfile(path.parent / "template.db", lower)
+    with Gradebook(f"sqlite:///{lower}") as book:
+        book.find_grade_cell("b", LESSON, LESSON).max_score = 1.0
+        book.db.commit()
+    both = {(s, LESSON, c) for s in ("ada", "bob") for c in "ab"}
+    with CourseBook(db_url) as book:
+        book.set_up({LESSON: f"sqlite:///{lower}"}, both)
+        assert _grade(db_url, "ada", "b")[3] == 2.0  # nothing moved before a result
+        book.record(_result("ada", 1.0, 1.0, 1.0))  # bob's job fails
+        lines = book.settle()
+    assert lines == [f"bob/{LESSON}: b held 2, above its new maximum 1; "
+                     "cleared until graded again"]  # fmt: skip
+    assert _grade(db_url, "ada", "b") == (1.0, None, False, 1.0)
+    assert _grade(db_url, "bob", "b") == (None, None, True, 1.0)

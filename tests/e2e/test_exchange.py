@@ -19,12 +19,12 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from autograder.config.scratch import write_course_config
 from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
 from autograder.samples import all_samples, expected_score, points
+from tests.lesson_helpers import fill_answers
 
 LESSON = "01_devices"
 COURSE = "gpu-course"
@@ -42,16 +42,6 @@ def _nbgrader(args, cwd: Path, env: dict[str, str]) -> str:
     )
     assert proc.returncode == 0, f"nbgrader {args[0]} failed:\n{proc.stderr[-3000:]}"
     return proc.stdout + proc.stderr
-
-
-def _answer(notebook: Path, answers: dict[str, str]) -> None:
-    """Fill the fetched student notebook as a student would, cell by cell."""
-    nb = nbformat.read(notebook, as_version=4)
-    for cell in nb.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in answers:
-            cell.source = answers[grade_id]
-    nbformat.write(nb, notebook)
 
 
 def _course(args, env: dict[str, str]) -> str:
@@ -123,7 +113,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
         fetched = home / LESSON / f"{LESSON}.ipynb"
         assert fetched.is_file()
         assert "BEGIN SOLUTION" not in fetched.read_text(encoding="utf-8")
-        _answer(fetched, answers)
+        fill_answers(fetched, answers)
         _nbgrader(["submit", LESSON, *student, f"--student={name}"], home, env)
 
     _nbgrader(["collect", LESSON, *teacher], instructor, env)

@@ -24,14 +24,13 @@ import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from autograder.classgrade import grade_class
 from autograder.config.scratch import write_course_config
 from autograder.lessons import find_lesson, releases, source_to_notebook
 from autograder.samples import all_samples
-from tests.lesson_helpers import CHANGED, older_release
+from tests.lesson_helpers import CHANGED, fill_answers, older_release
 
 LESSON = "01_devices"
 COURSE = "gpu-course"
@@ -87,13 +86,7 @@ class Term:
                    f"--Exchange.cache={home / '.cache'}"]  # fmt: skip
         if fetch:
             _nbgrader(["fetch_assignment", LESSON, *student], home, self.env)
-        path = home / LESSON / f"{LESSON}.ipynb"
-        nb = nbformat.read(path, as_version=4)
-        for cell in nb.cells:
-            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if gid in answers:
-                cell.source = answers[gid]
-        nbformat.write(nb, path)
+        fill_answers(home / LESSON / f"{LESSON}.ipynb", answers)
         _nbgrader(["submit", LESSON, *student, f"--student={name}"], home, self.env)
 
     def grade(self, **options) -> object:
@@ -235,12 +228,20 @@ def test_a_whole_term(tmp_path, monkeypatch):
     assert book["dee"][0] == 14.0 - 3 and book["o'brien"][0] == 14.0 - 1
     assert book["bob"][0] < 14.0
 
-    # 2. cat resubmits (a mistake now); `collect --update` takes it.
+    # 2. cat resubmits (a mistake now), and ann (the same marks, her code
+    # changed); `collect --update` takes both, and ann's page shows her new code.
     term.submit("cat", _answers("forgets-mps"), fetch=False)
+    again = _answers()
+    first = next(iter(again))
+    again[first] += "\n# resubmitted by ann\n"
+    term.submit("ann", again, fetch=False)
     term.nbgrader("collect", "--update", LESSON, *term.teacher)
     report = term.grade()
-    assert (report.graded_now, report.reused) == (1, 5), report.summary()
-    assert term.agree(tmp_path, 14.0)["cat"][0] == book["bob"][0]
+    assert (report.graded_now, report.reused) == (2, 4), report.summary()
+    now = term.agree(tmp_path, 14.0)
+    assert now["cat"][0] == book["bob"][0] and now["ann"][0] == 14.0
+    page = term.out / "feedback" / LESSON / "ann.html"
+    assert "resubmitted by ann" in page.read_text(encoding="utf-8")
 
     # 3. A manual grade and a comment (as formgrader writes them); a rerun
     # grades nothing, and every store shows the manual score.
