@@ -58,11 +58,15 @@ def draw_pages(
     workers = max(1, min(workers, os.cpu_count() or 1, len(tasks)))
     if workers > 1 and len(tasks) >= _SIDE_BY_SIDE:
         import multiprocessing
+        import threading
         from concurrent.futures import ProcessPoolExecutor
 
         import autograder.grading.feedback  # noqa: F401 - loaded once, forked
 
-        context = multiprocessing.get_context("fork")
+        # A fork copies one thread: with others running (a cluster's client),
+        # a lock one of them holds would stay held in the child for good.
+        alone = threading.active_count() == 1
+        context = multiprocessing.get_context("fork" if alone else "forkserver")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
             pages = list(pool.map(_safe, tasks, chunksize=4))
     else:

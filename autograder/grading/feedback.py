@@ -117,6 +117,8 @@ class StoreGrades(Preprocessor):
             if gid in marks["points"]:
                 meta["score"] = marks["score"].get(gid, 0.0)
                 meta["points"] = marks["points"][gid]
+            elif gid in own:  # a cell the store does not hold: the notebook's
+                meta["score"], meta["points"] = own[gid][0] or 0.0, own[gid][1]
         penalty = float(marks["penalty"] or 0.0)
         raw = float(sum(marks["score"].values()))
         info["score"] = max(0.0, raw - penalty)  # the final score
