@@ -39,8 +39,10 @@ from autograder.classgrade.gradebook_rules import (
     missing_cells,
 )
 from autograder.classgrade.gradebook_schema import (
+    cell_score,
     copy_lesson,
     create_gradebook,
+    marks_of,
     new_submission,
 )
 from autograder.classgrade.reports import Marks, Result
@@ -130,13 +132,6 @@ def template_points(template: str, lesson: str) -> dict[str, float]:
             for nb in book.find_assignment(lesson).notebooks
             for c in [*nb.grade_cells, *nb.task_cells]
         }
-
-
-def _cell_score(grade: Any) -> float:
-    """nbgrader's ``Grade.score``: the manual score over the auto one, with
-    the extra credit; zero when neither is set."""
-    base = grade.manual_score if grade.manual_score is not None else grade.auto_score
-    return 0.0 if base is None else float(base) + float(grade.extra_credit or 0.0)
 
 
 class CourseBook:
@@ -316,7 +311,7 @@ class CourseBook:
             notebook.late_submission_penalty = None
             if late <= 0:
                 continue
-            score = sum(_cell_score(g) for g in notebook.grades)
+            score = sum(cell_score(g) for g in notebook.grades)
             student = submission.student.id
             penalty = self.plugin.late_submission_penalty(student, score, late)
             if penalty is not None:
@@ -338,30 +333,8 @@ class CourseBook:
             for sub in subs:
                 key = (sub.student.id, lesson)
                 if key in wanted:
-                    found[key] = _marks(sub)
+                    found[key] = marks_of(sub)
         return found
-
-
-def _marks(sub: Any) -> Marks:
-    grades = [g for nb in sub.notebooks for g in nb.grades]
-    comments = {
-        c.name: c.manual_comment
-        for nb in sub.notebooks
-        for c in nb.comments
-        if c.manual_comment
-    }
-    penalty = sum(float(nb.late_submission_penalty or 0.0) for nb in sub.notebooks)
-    return Marks(
-        auto={g.name: g.auto_score for g in grades},
-        score={g.name: _cell_score(g) for g in grades},
-        points={g.name: float(g.max_score) for g in grades},
-        comments=comments,
-        raw=float(sum(_cell_score(g) for g in grades)),
-        penalty=penalty,
-        seconds_late=float(sub.total_seconds_late),
-        by_hand=bool(comments)
-        or any(g.manual_score is not None or g.extra_credit for g in grades),
-    )
 
 
 def record(

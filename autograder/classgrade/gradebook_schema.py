@@ -5,7 +5,8 @@
 a submission's rows (nbgrader's ``add_assignment``, ``add_notebook``,
 ``add_*_cell`` and ``add_submission``), into a gradebook that
 :mod:`autograder.classgrade.gradebook` has open, without the commits nbgrader
-makes after each.
+makes after each; :func:`marks_of` reads a submission's rows as nbgrader
+scores them.
 """
 
 from __future__ import annotations
@@ -142,4 +143,42 @@ def copy_lesson(template: Any, course: Any, lesson: str) -> None:
     course.db.commit()
 
 
-__all__ = ["copy_lesson", "create_gradebook", "new_submission"]
+def cell_score(grade: Any) -> float:
+    """nbgrader's ``Grade.score``: the manual score over the auto one, with
+    the extra credit; zero when neither is set."""
+    base = grade.manual_score if grade.manual_score is not None else grade.auto_score
+    return 0.0 if base is None else float(base) + float(grade.extra_credit or 0.0)
+
+
+def marks_of(sub: Any) -> Any:
+    """A submission's rows read as :class:`~autograder.classgrade.reports.Marks`."""
+    from autograder.classgrade.reports import Marks
+
+    grades = [g for nb in sub.notebooks for g in nb.grades]
+    comments = {
+        c.name: c.manual_comment
+        for nb in sub.notebooks
+        for c in nb.comments
+        if c.manual_comment
+    }
+    penalty = sum(float(nb.late_submission_penalty or 0.0) for nb in sub.notebooks)
+    return Marks(
+        auto={g.name: g.auto_score for g in grades},
+        score={g.name: cell_score(g) for g in grades},
+        points={g.name: float(g.max_score) for g in grades},
+        comments=comments,
+        raw=float(sum(cell_score(g) for g in grades)),
+        penalty=penalty,
+        seconds_late=float(sub.total_seconds_late),
+        by_hand=bool(comments)
+        or any(g.manual_score is not None or g.extra_credit for g in grades),
+    )
+
+
+__all__ = [
+    "cell_score",
+    "copy_lesson",
+    "create_gradebook",
+    "marks_of",
+    "new_submission",
+]
