@@ -31,6 +31,11 @@ there; reading a host tensor (``.item()`` of it) counts nothing; and
 :meth:`SyncCounter.on_device` tells a result left on the device from one brought
 home. Writing a device value into a host tensor (``host[i] = loss``,
 ``host.copy_(loss)``) is a copy home: one synchronisation.
+
+A copy home with ``non_blocking=True`` is queued, not a sync, and its host
+tensor holds its values only after the next wait (a counted sync,
+``torch.cuda.synchronize()``, :func:`course.timing.synchronize`): see
+:meth:`SyncCounter.unfinished` and :attr:`SyncCounter.early_reads`.
 """
 
 from __future__ import annotations
@@ -49,26 +54,22 @@ from course.devicecalls import caller
 from course.transfers import StoreWindow
 
 #: Tensor methods that hand a value to Python: one sync when the tensor is on
-#: the device.
+#: the device. ``__array__`` is ``numpy.asarray(t)``; ``__contains__`` (``x in
+#: t``) calls ``.item()``; ``__repr__`` and ``__format__`` are ``print(t)``
+#: and ``f"{t}"``.
 _TORCH_READS = frozenset(
-    {
-        "item",
-        "numpy",
-        "tolist",
-        "__array__",  # numpy.asarray(t), numpy.array(t)
-        "__float__",
-        "__int__",
-        "__complex__",
-        "__bool__",
-        "__index__",
-        "__contains__",  # `x in t`: one .item() inside
-        "__repr__",  # print(t), str(t), repr(t)
-        "__format__",  # f"{t}", format(t, spec)
-    }
+    "item numpy tolist __array__ __float__ __int__ __complex__ __bool__ "
+    "__index__ __contains__ __repr__ __format__".split()
+)
+#: Calls that read no value: a write fills a tensor; metadata lives on the host.
+_NOT_READS = frozenset(
+    "copy_ __setitem__ __get__ size dim numel stride element_size is_pinned "
+    "is_contiguous data_ptr storage_offset".split()
 )
 #: Writes into a tensor: a device value written into a host tensor is a copy home.
 _TORCH_WRITES = frozenset({"__setitem__", "copy_"})
 _HOST_TAG = "_course_on_host"  # set on a tensor made on the host in a simulated run
+_QUEUED_TAG = "_course_queued_copy"  # (counter id, syncs before it) of a queued copy
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
@@ -79,6 +80,13 @@ def _tensors(value: Any) -> list[torch.Tensor]:
     if isinstance(value, dict):
         return [t for v in value.values() for t in _tensors(v)]
     return []
+
+
+def _non_blocking(args: tuple, kwargs: dict) -> bool:
+    """Whether a ``.to(...)`` or ``.copy_(...)`` call asks for a queued copy."""
+    if "non_blocking" in kwargs:
+        return bool(kwargs["non_blocking"])
+    return any(arg is True for arg in args)
 
 
 def _host_target(args: tuple, kwargs: dict, simulated: bool) -> bool | None:
@@ -105,24 +113,30 @@ class _Watch(torch.overrides.TorchFunctionMode):
         kwargs = kwargs or {}
         counter, name = self.counter, getattr(func, "__name__", "")
         first = args[0] if args else None
+        if name not in _NOT_READS:
+            counter._check_finished(name, _tensors(args) + _tensors(kwargs))
         if name in _TORCH_READS and isinstance(first, torch.Tensor):
             if counter.on_device(first):
                 counter._record(f"Tensor.{name}", first)
             return func(*args, **kwargs)
         if name in ("cpu", "to") and isinstance(first, torch.Tensor):
             home = name == "cpu" or _host_target(args[1:], kwargs, counter.simulated)
-            if home and counter.on_device(first):
+            queued = home and counter.on_device(first) and _non_blocking(args, kwargs)
+            if home and counter.on_device(first) and not queued:
                 op = "Tensor.cpu" if name == "cpu" else "Tensor.to(cpu)"
                 counter._record(op, first)
             out = func(*args, **kwargs)
             if home is None:  # a dtype only: it stays where it was
                 return counter._placed(out, counter.on_device(first))
-            return counter._placed(out, not home)
+            return counter._queued(counter._placed(out, not home), queued)
         if name in _TORCH_WRITES and isinstance(first, torch.Tensor):
             source = [t for t in _tensors(args[1:]) if counter.on_device(t)]
-            if source and not counter.on_device(first):
+            into_host = bool(source) and not counter.on_device(first)
+            queued = into_host and _non_blocking(args[2:], kwargs)
+            if into_host and not queued:
                 counter._record(f"Tensor.{name} (device to host)", source[0])
-            return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            return counter._queued(first, queued) if queued else out
         out = func(*args, **kwargs)
         if counter.simulated:
             inputs = _tensors(args) + _tensors(kwargs)
@@ -136,30 +150,24 @@ class _Watch(torch.overrides.TorchFunctionMode):
         return out
 
 
-def _tag(tensor: torch.Tensor) -> None:
+def _tag(tensor: torch.Tensor, name: str = _HOST_TAG, value: Any = True) -> None:
     try:
-        setattr(tensor, _HOST_TAG, True)
+        setattr(tensor, name, value)
     except (AttributeError, RuntimeError):  # a tensor that takes no attributes
         pass
 
 
+def note_wait() -> None:
+    """The host waited for the device (``synchronize``): every queued copy
+    has arrived, for each counter in use."""
+    for counter in list(SyncCounter._active):
+        counter._waits += 1
+
+
 #: ``cupy.ndarray`` methods that copy to the host (those a CuPy lacks are skipped).
-_CUPY_METHODS = (
-    "get",
-    "item",
-    "tolist",
-    "tobytes",
-    "tofile",
-    "dump",
-    "dumps",
-    "__float__",
-    "__int__",
-    "__complex__",
-    "__bool__",
-    "__repr__",
-    "__str__",
-    "__format__",
-    "__reduce__",
+_CUPY_METHODS = tuple(
+    "get item tolist tobytes tofile dump dumps __float__ __int__ __complex__ "
+    "__bool__ __repr__ __str__ __format__ __reduce__".split()
 )
 _CUPY_FUNCTIONS = ("asnumpy",)
 
@@ -223,6 +231,9 @@ class SyncCounter:
             )
         self.simulated = bool(simulate)
         self._watch: _Watch | None = None
+        self._waits = 0  # synchronisations so far: a queued copy arrives at the next
+        #: each use of a queued copy home before a wait (on a GPU: garbage)
+        self.early_reads: list[SyncEvent] = []
 
     @property
     def events(self) -> list[SyncEvent]:
@@ -259,6 +270,21 @@ class SyncCounter:
             return True
         return self.simulated and not getattr(tensor, _HOST_TAG, False)
 
+    def unfinished(self, tensor: Any) -> bool:
+        """Whether ``tensor`` is a ``non_blocking`` copy home that no
+        synchronisation has waited for yet (its values are not there)."""
+        tag = getattr(tensor, _QUEUED_TAG, None)
+        return tag == (id(self), self._waits)
+
+    def _queued(self, tensor: Any, queued: bool) -> Any:
+        if queued and isinstance(tensor, torch.Tensor):
+            _tag(tensor, _QUEUED_TAG, (id(self), self._waits))
+        return tensor
+
+    def _check_finished(self, op: str, tensors: list[torch.Tensor]) -> None:
+        if any(self.unfinished(t) for t in tensors):
+            self.early_reads.append(SyncEvent(f"torch {op}", caller()))
+
     def by_op(self) -> dict[str, int]:
         """Counts per operation name, e.g. ``{"Tensor.item": 10}``."""
         return dict(Counter(event.op for event in self.events))
@@ -270,6 +296,7 @@ class SyncCounter:
     def _record(self, op: str, value: Any) -> None:
         """One synchronisation: ``op`` read or copied ``value`` home."""
         self._torch.append(SyncEvent(op, caller()))
+        self._waits += 1
 
     def _placed(self, out: Any, on_device: bool) -> Any:
         """``.cpu()``'s or ``.to()``'s result where the call put it: on a
@@ -321,6 +348,7 @@ class SyncCounter:
                 raise RuntimeError("SyncCounter cannot be nested; use one at a time.")
             SyncCounter._active.append(self)
         self._patch_from_numpy()
+        self._patch_waits()
         cupy = sys.modules.get("cupy")
         if cupy is not None:
             for name in _CUPY_METHODS:
@@ -345,6 +373,18 @@ class SyncCounter:
 
         self._patches.append((torch, "from_numpy", original, True))
         torch.from_numpy = from_numpy
+
+    def _patch_waits(self) -> None:
+        """``torch.cuda.synchronize()`` waits for every queued copy."""
+        original = torch.cuda.synchronize
+
+        @functools.wraps(original)
+        def synchronize(*args: Any, **kwargs: Any) -> None:
+            original(*args, **kwargs)
+            note_wait()
+
+        self._patches.append((torch.cuda, "synchronize", original, True))
+        torch.cuda.synchronize = synchronize
 
     def __exit__(self, *exc: object) -> None:
         if self._watch is not None:

@@ -24,6 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+def _waited() -> None:
+    """Tell a :class:`course.sync.SyncCounter` in use that the host waited
+    (a queued copy home has arrived: the simulated GPU's rule too)."""
+    sync = sys.modules.get("course.sync")
+    if sync is not None:
+        sync.note_wait()
+
+
 def synchronize(device: Any = None) -> None:
     """Wait until every queued operation on ``device`` has finished.
 
@@ -34,6 +42,7 @@ def synchronize(device: Any = None) -> None:
     """
     if device is None:
         return
+    _waited()
     sync_method = getattr(device, "synchronize", None)
     if callable(sync_method):
         sync_method()

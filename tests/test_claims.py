@@ -28,7 +28,7 @@ PHRASES = re.compile(
 LABELS = re.compile(
     r"\b(measured|measures|recorded|modelled|datasheets?|spec sheets?|"
     r"specifications?|documentation|programming guide|print(?:s|ed)|gpu-check|"
-    r"seed|wrote|reported)\b",
+    r"seed|articles?|wrote|reported)\b",
     re.IGNORECASE,
 )
 

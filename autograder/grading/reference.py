@@ -71,8 +71,10 @@ def execute_solution(nb: Any, prefix: str = "course-reference-") -> None:
     compared with get, where the platform has them."""
     from nbclient import NotebookClient
 
+    from autograder.grading.chain.referee import skip_slow_cells
     from autograder.grading.kernel import warmkernel
 
+    skip_slow_cells(nb)
     folder = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         NotebookClient(

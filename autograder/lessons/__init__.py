@@ -106,7 +106,12 @@ def source_to_notebook(source: Path) -> Any:
     for index, cell in enumerate(nb.cells):
         where = f"{source.name}, cell {index + 1}"
         meta = cell.metadata.get("nbgrader")
+        tags = cell.metadata.get("tags")
         cell.metadata = {}
+        if tags:  # e.g. skip-grading (conventions.SKIP_AT_GRADING)
+            if not all(isinstance(t, str) for t in tags):
+                raise LessonError(f"{where}: tags must be a list of strings")
+            cell.metadata["tags"] = list(tags)
         cell_id = f"{LessonId(lesson).prefix}cell-{index:03d}"
         if meta is not None:
             meta = _nbgrader_metadata(dict(meta), where, lesson)

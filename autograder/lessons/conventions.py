@@ -153,6 +153,26 @@ def is_test(cell: Any) -> bool:
     )
 
 
+#: The tag of a lesson cell too slow to run while grading (a long timing, a
+#: compile): grading and ``course check`` skip it; the notebook, the site and
+#: the lesson run as a script run it.
+SKIP_AT_GRADING = "skip-grading"
+
+
+def skipped_at_grading(cell: Any) -> bool:
+    """A lesson code cell (neither a test nor an answer) tagged
+    :data:`SKIP_AT_GRADING`. A tag on a test or an answer is ignored."""
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    tags = meta.get("tags") if isinstance(meta, dict) else None
+    return (
+        cell.get("cell_type") == "code"
+        and isinstance(tags, list)
+        and SKIP_AT_GRADING in tags
+        and not is_test(cell)
+        and not is_answer(cell)
+    )
+
+
 def is_answer(cell: Any) -> bool:
     """A cell the student writes (nbgrader's solution cell)."""
     from nbgrader import utils

@@ -41,7 +41,6 @@ def test_only_allowed_variables_reach_a_kernel():
         "JPY_PARENT_PID",
         "JUPYTER_PLATFORM_DIRS",
         "NUMBA_ENABLE_CUDASIM",  # grading kernels always simulate CUDA kernels
-        "COURSE_GRADING",
         "CUDA_VISIBLE_DEVICES",  # grading sees no GPU on any machine
     }
     assert kept["NUMBA_ENABLE_CUDASIM"] == "1"

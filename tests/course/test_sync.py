@@ -219,3 +219,32 @@ def test_the_watch_leaves_no_torch_function_mode_behind():
     with pytest.raises(ZeroDivisionError), SyncCounter():
         raise ZeroDivisionError
     assert list(_get_current_function_mode_stack()) == before
+
+
+def test_a_non_blocking_copy_home_is_queued_and_unreadable_until_a_wait():
+    from course.timing import synchronize
+
+    losses = [torch.tensor(float(i)) for i in range(3)]
+    with SyncCounter(simulate=True) as syncs:
+        home = torch.stack(losses).to("cpu", non_blocking=True)
+        assert syncs.count == 0 and syncs.unfinished(home)
+        assert not syncs.on_device(home)
+        home.tolist()  # read before any wait: on a GPU, whatever memory held
+        assert [e.op for e in syncs.early_reads] == ["torch tolist"]
+        synchronize("cpu")  # the simulated GPU's wait
+        assert not syncs.unfinished(home)
+        home.tolist()
+        assert len(syncs.early_reads) == 1
+
+
+def test_any_sync_or_copy_into_host_memory_follows_the_same_rule():
+    device_values = torch.arange(3.0)
+    with SyncCounter(simulate=True) as syncs:
+        host = torch.empty(3)
+        host.copy_(device_values, non_blocking=True)
+        assert syncs.unfinished(host) and syncs.count == 0
+        device_values.sum().item()  # a sync waits for everything queued before it
+        assert not syncs.unfinished(host) and syncs.count == 1
+        host.copy_(device_values)  # a blocking copy home: one sync, ready at once
+        assert syncs.count == 2 and not syncs.unfinished(host)
+        assert syncs.early_reads == []

@@ -34,7 +34,12 @@ from typing import Any
 from nbclient.exceptions import DeadKernelError
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.lessons.conventions import grade_id, is_answer, is_test
+from autograder.lessons.conventions import (
+    grade_id,
+    is_answer,
+    is_test,
+    skipped_at_grading,
+)
 
 #: The tag nbclient skips: test cells do not run in the kernel.
 SKIP_TAG = "skip-execution"
@@ -48,8 +53,26 @@ KERNEL_MODULES = ("course.cudasim", "numba.cuda", "numba")
 _SERVE = "__import__('autograder.grading.referee.agent', fromlist=['serve']).serve({})"
 
 
+def skip(cell: Any) -> None:
+    """Tag ``cell`` for nbclient to skip."""
+    tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+    if SKIP_TAG not in tags:
+        tags.append(SKIP_TAG)
+
+
+def skip_slow_cells(nb: Any) -> int:
+    """Tag the lesson cells marked too slow for grading
+    (:data:`~autograder.lessons.conventions.SKIP_AT_GRADING`) for nbclient to
+    skip; return how many."""
+    slow = [c for c in nb.cells if skipped_at_grading(c)]
+    for cell in slow:
+        skip(cell)
+    return len(slow)
+
+
 class Referee(NbGraderPreprocessor):
-    """Tag the test cells to be skipped; note what the referee needs."""
+    """Tag the test cells and the slow lesson cells to be skipped; note what
+    the referee needs."""
 
     def preprocess(self, nb: Any, resources: Any):
         from autograder.grading.referee.source import lesson_imports
@@ -61,9 +84,9 @@ class Referee(NbGraderPreprocessor):
                 continue
             if is_test(cell):
                 tests[grade_id(cell)] = cell.source
-                tags = cell.metadata.setdefault("tags", [])
-                if SKIP_TAG not in tags:
-                    tags.append(SKIP_TAG)
+                skip(cell)
+            elif skipped_at_grading(cell):
+                skip(cell)
             elif not is_answer(cell):
                 lesson.append(cell.source)
         found = resources.setdefault("course", {})
@@ -87,7 +110,7 @@ class Referee(NbGraderPreprocessor):
 
 
 def untag(cell: Any) -> None:
-    """Take the skip tag :class:`Referee` put on a test cell off again."""
+    """Take the skip tag :class:`Referee` put on a cell off again."""
     tags = cell.get("metadata", {}).get("tags")
     if tags and SKIP_TAG in tags:
         tags.remove(SKIP_TAG)
@@ -232,5 +255,6 @@ __all__ = [
     "Referee",
     "RefereeClient",
     "collect",
+    "skip_slow_cells",
     "untag",
 ]

@@ -26,9 +26,16 @@ from traitlets import Enum
 
 from autograder.grading.chain.reassemble import META
 from autograder.grading.compare import DEFAULT_POLICY, POLICIES
-from autograder.lessons.conventions import grade_id, is_test
+from autograder.lessons.conventions import grade_id, is_test, skipped_at_grading
 
 PASSED = "Test passed."
+#: The output a lesson cell too slow for grading gets on the feedback page.
+SKIPPED_NOTE = NotebookNode(
+    output_type="stream",
+    name="stdout",
+    text="(Not run while grading: this demonstration takes long and decides no "
+    "points. It runs in your own notebook.)\n",
+)
 
 
 def _judged(want: dict[str, Any], got: dict[str, Any]) -> list[str]:
@@ -128,6 +135,10 @@ class Verdict(NbGraderPreprocessor):
         references = measured_reference(release) if records is not None else {}
         verdicts: dict[str, dict[str, Any]] = {}
         for cell in nb.cells:
+            if skipped_at_grading(cell):
+                untag(cell)
+                cell.outputs = [NotebookNode(SKIPPED_NOTE)]
+                continue
             gid = grade_id(cell)
             if not gid or not is_test(cell):
                 continue

@@ -56,7 +56,6 @@ _CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
 #: (``COURSE_FORCE_CPU`` would not do: it also overrides ``simulate_hardware``.)
 GRADING_ENV = {
     "NUMBA_ENABLE_CUDASIM": "1",
-    "COURSE_GRADING": "1",
     "CUDA_VISIBLE_DEVICES": "",
 }
 
