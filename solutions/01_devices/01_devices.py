@@ -23,6 +23,15 @@
 # - size a problem to the memory a device has left;
 # - read the environment report of `course doctor`.
 #
+# **Time.** About 25 minutes of reading and 40 minutes of exercises (4 tasks).
+#
+# **How your work is checked.** Each task has a *visible* test right below it:
+# run it, and a failure says what to fix. Grading (and `course check
+# 01_devices.ipynb`, which grades your own copy) also runs *hidden* tests, which
+# compare your function with a reference answer on more inputs; a failed one
+# says what differs, without the reference's values. Passing the visible test
+# is a good sign, not a guarantee.
+#
 # No GPU is needed: on a laptop every cell runs on the CPU, and the GPU branches
 # are exercised with a *simulated* GPU.
 

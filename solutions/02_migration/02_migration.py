@@ -16,6 +16,15 @@
 # - train the Iris MLP on whatever device is present and report its accuracy;
 # - save a model trained on a GPU and load it on a laptop (`map_location`).
 #
+# **Time.** About 25 minutes of reading and 45 minutes of exercises (4 tasks).
+#
+# **How your work is checked.** Each task has a *visible* test right below it:
+# run it, and a failure says what to fix. Grading (and `course check
+# 02_migration.ipynb`, which grades your own copy) also runs *hidden* tests, which
+# compare your function with a reference answer on more inputs; a failed one
+# says what differs, without the reference's values. Passing the visible test
+# is a good sign, not a guarantee.
+#
 # No GPU needed. Where a second device is needed to show a mistake, we use
 # PyTorch's **meta** device: tensors there have a shape and a dtype but no data, so
 # moving to it and computing on it is free, and mixing it with CPU tensors raises

@@ -15,6 +15,15 @@
 # - build a tiny `Module` base class with `forward`, `__call__` and forward hooks;
 # - use PyTorch forward hooks to record every layer's output shape;
 # - explain why `model(x)` is right and `model.forward(x)` is a bug.
+#
+# **Time.** About 20 minutes of reading and 40 minutes of exercises (4 tasks).
+#
+# **How your work is checked.** Each task has a *visible* test right below it:
+# run it, and a failure says what to fix. Grading (and `course check
+# 04_call_magic.ipynb`, which grades your own copy) also runs *hidden* tests, which
+# compare your function with a reference answer on more inputs; a failed one
+# says what differs, without the reference's values. Passing the visible test
+# is a good sign, not a guarantee.
 
 # %%
 import time

@@ -14,6 +14,15 @@
 # - see what too large a learning rate does, on a plot;
 # - tell how low an MSE can go (the noise floor), and why a line stays above it;
 # - find a "returns zeros" bug from its symptom (the RMSE jumps).
+#
+# **Time.** About 25 minutes of reading and 50 minutes of exercises (5 tasks).
+#
+# **How your work is checked.** Each task has a *visible* test right below it: run it,
+# and a failure says what to fix. Grading (and `course check
+# 06_linear_regression.ipynb`, which grades your own copy) also runs *hidden* tests,
+# which compare your function with a reference answer on more inputs; a failed one
+# says what differs, without the reference's values. Passing the visible test is a
+# good sign, not a guarantee.
 
 # %%
 import numpy as np

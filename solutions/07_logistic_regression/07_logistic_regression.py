@@ -13,6 +13,15 @@
 # - turn probabilities into decisions with a threshold, and score them with
 #   accuracy, precision and recall;
 # - match scikit-learn's `LogisticRegression` on the same data.
+#
+# **Time.** About 20 minutes of reading and 40 minutes of exercises (4 tasks).
+#
+# **How your work is checked.** Each task has a *visible* test right below it: run it,
+# and a failure says what to fix. Grading (and `course check
+# 07_logistic_regression.ipynb`, which grades your own copy) also runs *hidden* tests,
+# which compare your function with a reference answer on more inputs; a failed one
+# says what differs, without the reference's values. Passing the visible test is a
+# good sign, not a guarantee.
 
 # %%
 import warnings

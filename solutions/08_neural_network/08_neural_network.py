@@ -16,10 +16,18 @@
 #   crawls);
 # - keep the training loop on the device and synchronise rarely;
 # - compare your network with the same one in PyTorch, timed honestly.
+#
+# **Time.** About 30 minutes of reading and 50 minutes of exercises (4 tasks).
+#
+# **How your work is checked.** Each task has a *visible* test right below it:
+# run it, and a failure says what to fix. Grading (and `course check
+# 08_neural_network.ipynb`, which grades your own copy) also runs *hidden* tests, which
+# compare your function with a reference answer on more inputs; a failed one
+# says what differs, without the reference's values. Passing the visible test
+# is a good sign, not a guarantee.
 
 # %%
 import copy
-import os
 
 import numpy as np
 import torch
@@ -569,6 +577,8 @@ theirs = torch_train(torch_copy(start), Xt, yt, lr=0.01, num_epochs=100)
 _, ours = train(init_params([5, 32, 1]), X32, y32, lr=0.01, num_epochs=100)
 print("largest loss difference, ours vs PyTorch, over 100 epochs:",
       float(np.abs(ours - theirs.numpy()).max()))
+
+# %% tags=["skip-grading"]
 # Only the training is timed, 20 epochs a run; each implementation keeps training
 # its own copy of the same starting weights (the work per epoch does not depend on
 # the weights). The two run in alternation, on one torch thread, until their ratio
@@ -578,7 +588,7 @@ timings, (ratio,) = compare({
     "PyTorch (CPU)": lambda: torch_train(torch_start, Xt, yt, lr=0.01, num_epochs=20),
     "from scratch (NumPy)": lambda: train(numpy_start, X32, y32, lr=0.01,
                                           num_epochs=20),
-}, "PyTorch (CPU)", seconds=3 if os.environ.get("COURSE_GRADING") == "1" else 10)
+}, "PyTorch (CPU)", seconds=10)
 for name, result in timings.items():
     print(f"{name:>22}: {result.median / 20 * 1e6:8.1f} µs/epoch")
 print(f"from scratch against PyTorch, {ratio}")

@@ -19,6 +19,15 @@
 # - fuse Day 06's gradient step into one kernel with atomics, check it against
 #   NumPy, and count the launches and temporaries it saves.
 #
+# **Time.** About 35 minutes of reading and 50 minutes of exercises (4 tasks).
+#
+# **How your work is checked.** Each task has a *visible* test right below it:
+# run it, and a failure says what to fix. Grading (and `course check
+# 09_kernels.ipynb`, which grades your own copy) also runs *hidden* tests, which
+# compare your function with a reference answer on more inputs; a failed one
+# says what differs, without the reference's values. Passing the visible test
+# is a good sign, not a guarantee.
+#
 # **No GPU needed.** numba's CUDA simulator runs the same kernel source on the CPU,
 # one Python thread per CUDA thread. It checks correctness: wrong indices,
 # out-of-bounds accesses (with the thread and block that made them) and, with

@@ -18,13 +18,21 @@
 # - count a training step's memory (parameters, gradients, optimizer state,
 #   saved activations) and tell `memory_allocated` from `memory_reserved`.
 #
+# **Time.** About 30 minutes of reading and 40 minutes of exercises (3 tasks).
+#
+# **How your work is checked.** Each task has a *visible* test right below it:
+# run it, and a failure says what to fix. Grading (and `course check
+# 10_launches.ipynb`, which grades your own copy) also runs *hidden* tests, which
+# compare your function with a reference answer on more inputs; a failed one
+# says what differs, without the reference's values. Passing the visible test
+# is a good sign, not a guarantee.
+#
 # **No GPU needed.** Launches are counted on the CPU (each aten operation a GPU
 # would run as a kernel is one launch), accuracy is measured on the CPU, and GPU
 # speed is modelled by `course.gpumodel`, labelled as such.
 
 # %%
 import copy
-import os
 import time
 
 import matplotlib.pyplot as plt
@@ -278,32 +286,29 @@ show("10_launches_per_epoch")
 # documentation, "TorchInductor"). Its first call
 # compiles, which takes seconds (17.4 s for the tiny network below, measured on
 # the course's 2-core test machine on 2026-12-01; the cell prints your time),
-# too slow to repeat in every graded notebook, so grading skips this cell
-# (`COURSE_GRADING` is set while grading). Later calls reuse the compiled code.
+# too slow to repeat in every graded notebook, so grading skips this cell.
+# Later calls reuse the compiled code.
 
-# %%
-if os.environ.get("COURSE_GRADING") != "1":
-    from torch._inductor import metrics
+# %% tags=["skip-grading"]
+from torch._inductor import metrics
 
-    model = make_mlp()
-    eager = gpumodel.trace(lambda: model(X_test))
-    try:
-        metrics.reset()
-        started = time.perf_counter()
-        compiled = torch.compile(model)
-        out = compiled(X_test)
-        print(f"first compiled call: {time.perf_counter() - started:.1f} s")
-        torch.testing.assert_close(out, model(X_test), rtol=1e-5, atol=1e-5)
-        # a profiler, not a dispatch mode: under one the compiled code runs eagerly
-        calls = gpumodel.profiled_calls(lambda: compiled(X_test))
-        print(f"eager forward: {eager.launches} launches {eager.by_op()}")
-        print(f"compiled: {metrics.generated_kernel_count} generated kernel(s), and "
-              f"{sum(calls.values())} library calls it still makes {calls} "
-              "(counted by PyTorch's profiler); same outputs to 1e-5")
-    except Exception as exc:  # noqa: BLE001 - a missing C++ compiler, say
-        print(f"torch.compile could not run here: {type(exc).__name__}: {exc}")
-else:
-    print("Skipped while grading: torch.compile's first call takes seconds.")
+model = make_mlp()
+eager = gpumodel.trace(lambda: model(X_test))
+try:
+    metrics.reset()
+    started = time.perf_counter()
+    compiled = torch.compile(model)
+    out = compiled(X_test)
+    print(f"first compiled call: {time.perf_counter() - started:.1f} s")
+    torch.testing.assert_close(out, model(X_test), rtol=1e-5, atol=1e-5)
+    # a profiler, not a dispatch mode: under one the compiled code runs eagerly
+    calls = gpumodel.profiled_calls(lambda: compiled(X_test))
+    print(f"eager forward: {eager.launches} launches {eager.by_op()}")
+    print(f"compiled: {metrics.generated_kernel_count} generated kernel(s), and "
+          f"{sum(calls.values())} library calls it still makes {calls} "
+          "(counted by PyTorch's profiler); same outputs to 1e-5")
+except Exception as exc:  # noqa: BLE001 - a missing C++ compiler, say
+    print(f"torch.compile could not run here: {type(exc).__name__}: {exc}")
 
 # %% [markdown]
 # A **CUDA graph** records a whole step's launches once and replays them with
