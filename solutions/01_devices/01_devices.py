@@ -305,9 +305,14 @@ submit(_got)
 # %% [markdown]
 # ## 5. How much memory is left?
 #
-# Total memory is what the card has; *free* memory is what you can still use,
-# after the driver, other programs and PyTorch's own caching allocator have taken
-# their share (PyTorch documentation, "CUDA semantics", memory management).
+# Total memory is what the card has; *free* memory (`torch.cuda.mem_get_info`) is
+# what no one holds yet, after the driver, other programs and PyTorch's own caching
+# allocator have taken their share (PyTorch documentation, "CUDA semantics",
+# memory management). Part of that share is still yours: the allocator keeps
+# freed blocks for reuse, so `torch.cuda.memory_reserved(i) -
+# torch.cuda.memory_allocated(i)` bytes are free for this process's tensors though
+# not for anyone else (same documentation; `torch.cuda.empty_cache()` hands them
+# back).
 # `torch.cuda.mem_get_info(i)` returns `(free_bytes, total_bytes)` and
 # `torch.cuda.memory_allocated(i)` the bytes held by live tensors of this process.
 #

@@ -1,13 +1,21 @@
 # %% [markdown]
 # # Day 05 - From NumPy to CuPy
 #
-# CuPy is NumPy for NVIDIA GPUs: the same functions, the same broadcasting, the same
-# dtypes, with the arrays in GPU memory. "Just swap the import" is the promise. One
-# learner who did exactly that (seed 000) had a NumPy script that ran thousands of
-# iterations in 10 minutes; the CuPy port did not reach 1,000 iterations in 10
-# minutes. Removing the host-device copies from the loop made the same script run
-# in 10-15 seconds, "about 60 times faster", the learner wrote, without saying
-# against what. This lesson is about that slowdown and its cure.
+# CuPy is NumPy for NVIDIA GPUs: most of NumPy's functions, its broadcasting and its
+# dtypes, with the arrays in GPU memory. Not all of it: CuPy's guide lists the
+# differences ("Differences between CuPy and NumPy": a reduction returns a 0-d array
+# instead of a scalar, out-of-bounds integer-array indices wrap around instead of
+# raising, casting a negative float to an unsigned integer differs, and more). "Just
+# swap the import" is the promise. One learner who did exactly that wrote it up in
+# the second of the two public articles (in Chinese) this course grew from, the
+# **learner's article**, "第7部分：CUDA 与 Python 的集成" ("Part 7: integrating CUDA
+# with Python"): a blog post in which a learner who had written a small
+# neural-network library moves its regression and neural-network scripts to CUDA and
+# CuPy. The learner had a NumPy script that ran thousands of iterations in 10
+# minutes; the CuPy port did not reach 1,000 iterations in 10 minutes. Removing the
+# host-device copies from the loop made the same script run in 10-15 seconds, "about
+# 60 times faster", the learner wrote, without saying against what. This lesson is
+# about that slowdown and its cure.
 #
 # **Learning objectives.** By the end of this notebook you can
 #
@@ -239,7 +247,7 @@ submit(_got)
 # depends on the card (spec-sheet figures, not measured here): several TB/s on
 # data-centre GPUs with HBM (4.8 TB/s for an H200), 1-1.8 TB/s on the fastest
 # GDDR cards (an RTX 4090, an RTX 5090), about 0.2 TB/s on a laptop GPU such as
-# seed 004's RTX 3050 Laptop.
+# the homework article's RTX 3050 Laptop.
 # Creating data directly on the device avoids the copy entirely. Measured on this
 # machine (without a GPU, the "copy" is a host memory copy):
 
@@ -337,9 +345,9 @@ submit(_got)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 7. The seed's slowdown, and its cure
+# ## 7. The learner's slowdown, and its cure
 #
-# What the learner reported (seed 000):
+# What the learner reported:
 #
 # - the NumPy neural-network script ran thousands of iterations in 10 minutes;
 # - with `numpy` swapped for `cupy`, it did not reach 1,000 iterations in 10
@@ -348,12 +356,12 @@ submit(_got)
 # - the learner found the bottleneck in host-to-device (H2D) and device-to-host
 #   (D2H) copies, and changed two things: no error computation every epoch (so no
 #   D2H copy), and `synchronize` after a group of operations, not every epoch;
-# - then the same script ran in 10-15 seconds, "≈60x faster". The seed does not
+# - then the same script ran in 10-15 seconds, "≈60x faster". The article does not
 #   say against what; against the NumPy run's 10 minutes, 10-15 seconds would be
 #   40-60 times faster.
 #
-# The seed shows neither its data nor its loop. Below is a loop consistent with
-# what it describes (our reconstruction, not the seed's code): a one-hidden-layer
+# The article shows neither its data nor its loop. Below is a loop consistent with
+# what it describes (our reconstruction, not the article's code): a one-hidden-layer
 # network trained by full-batch gradient descent, where the naive port uploads
 # the data every epoch and brings the error vector home (and back) every epoch.
 # The fixed loop uploads once and keeps everything on the device. Run with NumPy
@@ -477,7 +485,7 @@ for n, hidden in ((1_000, 32), (10_000, 256)):
             print(f"          H200 measured {measured * 1e3:.3f} (model "
                   f"{per_gpu['h200'].seconds / measured - 1:+.0%}, in sample)")
 laptop, laptop_fixed = (modelled_05[10_000, c]["rtx3050-laptop"] for c in (True, False))
-print(f"seed 004's laptop GPU at 10,000 samples: "
+print(f"the homework article's laptop GPU at 10,000 samples: "
       f"{laptop_fixed.device_busy_seconds * 1e3:.1f} ms of float64 arithmetic per "
       f"epoch; the copies add {(laptop.seconds - laptop_fixed.seconds) * 1e3:.1f} ms "
       "(modelled)")
@@ -486,7 +494,7 @@ print(f"seed 004's laptop GPU at 10,000 samples: "
 # What that run shows (NVIDIA H200, 2026-11-30):
 #
 # - At 1,000 samples the naive port is **slower than NumPy** (0.684 against 0.376
-#   ms per epoch), as in the seed; the fixed loop is faster than both (0.239).
+#   ms per epoch), as in the article; the fixed loop is faster than both (0.239).
 # - At 10,000 samples and 256 hidden units, NumPy takes 32.987 ms per epoch. There
 #   the H200 wins even with the copies (1.291 ms), and the fixed loop takes 0.237
 #   ms: 139 times NumPy's speed, 5.4 times the naive port's.
@@ -496,8 +504,8 @@ print(f"seed 004's laptop GPU at 10,000 samples: "
 #   figure, and the cost of a copy, from these rows (its H200 figures above are
 #   in sample; `course model-check` prints every row).
 #
-# So the direction of the seed's story reproduces; its size depends on the data
-# and on the GPU. Seed 000 does not name its GPU. On one with less bandwidth and
+# So the direction of the article's story reproduces; its size depends on the data
+# and on the GPU. The article does not name its GPU. On one with less bandwidth and
 # a slower bus than the H200, the naive port may stay slower than NumPy at larger
 # sizes too (the modelled figures printed above give its size per GPU). That is
 # an inference, not a measurement: only the H200 has been measured here.
@@ -552,10 +560,10 @@ for run in load_recorded("gpu-extras"):
 # On the H200 (recorded above) float64 matrix products ran *faster* than float32
 # ones (64,476 against 51,259 GFLOP/s with PyTorch, TF32 off). For cards of that
 # class the spec sheet gives FP64 tensor-core throughput about equal to the FP32
-# rate; this run measured float64 ahead. That is a data-centre card. On a laptop
-# GPU the model of section 7 says the opposite: at 10,000 samples, seed 004's RTX
-# 3050 Laptop spends most of each epoch on the float64 arithmetic, far more than
-# on the copies (the line printed there; modelled, not measured). Ask for
+# rate; this run measured float64 ahead. That is a data-centre card. On a laptop GPU
+# the model of section 7 says the opposite: at 10,000 samples, the homework
+# article's RTX 3050 Laptop spends most of each epoch on the float64 arithmetic, far
+# more than on the copies (the line printed there; modelled, not measured). Ask for
 # `dtype=xp.float32` unless the problem needs float64.
 
 # %% [markdown]
@@ -567,8 +575,9 @@ for run in load_recorded("gpu-extras"):
 # - Write functions once: `xp = array_module(X)`, and create arrays with `xp`.
 # - Every transfer home is a wait: batch results and fetch them once. `float()`,
 #   `print()`, `.item()` and `.tolist()` are transfers too.
-# - The seed's naive port was slower than NumPy, with host-device copies in its
-#   loop; without them its script ran in 10-15 s, "≈60x faster".
+# - The learner's article reports a naive port slower than NumPy, with
+#   host-device copies in its loop; without them its script ran in 10-15 s,
+#   "≈60x faster".
 # - Pick the dtype: float32 unless you need float64, above all on consumer GPUs.
 #
 # **Open exercises.**

@@ -36,7 +36,7 @@ from course.plots import plot_loss, show
 from course.sync import SyncCounter
 
 xp = get_xp()
-NUM_SAMPLES = 465  # 93 test samples, as in the seed; raise on a GPU box
+NUM_SAMPLES = 465  # 93 test samples, as in the article; raise on a GPU box
 NUM_FEATURES = 5
 data = seed_regression(NUM_SAMPLES)
 X_train, y_train = xp.asarray(data.X_train), xp.asarray(data.y_train)
@@ -45,11 +45,11 @@ print(f"xp = {backend_name(xp)}; train {tuple(X_train.shape)}, test "
       f"{tuple(X_test.shape)}; mean of y {float(data.y_train.mean()):.1f}")
 
 # %% [markdown]
-# Seed 000's regression data are not public, and the seed does not describe
-# them. Ours, from `course.data.seed_regression` (which documents the recipe):
-# 5 features, a target around 39, a part no straight line can follow, and noise,
-# chosen so that all-zero predictions score an RMSE near the seed's 40 and a
-# line an MSE near its 59.6779 (RMSE 7.7251, on 93 test samples).
+# The learner's article's regression data are not public, and the article does not
+# describe them. Ours, from `course.data.seed_regression` (which documents the
+# recipe): 5 features, a target around 39, a part no straight line can follow, and
+# noise, chosen so that all-zero predictions score an RMSE near the article's 40 and
+# a line an MSE near its 59.6779 (RMSE 7.7251, on 93 test samples).
 
 # %% [markdown]
 # ## 1. The model and its errors
@@ -408,24 +408,24 @@ print(f"noise floor (any model):          {floor:6.2f}")
 print(f"expected for the best line:       {floor + bend:6.2f}")
 print(f"closed form, on the 93 test rows: {test_mse_cf:6.2f} "
       f"(RMSE {test_mse_cf ** 0.5:.2f})")
-print("seed 000, on its 93 test rows:     59.6779 (RMSE 7.7251)")
+print("the learner's article, on its 93 test rows:     59.6779 (RMSE 7.7251)")
 
 # %% [markdown]
-# The seed's 59.6779 was not its noise floor either: a network later reached 45.5669
+# The article's 59.6779 was not its noise floor either: a network later reached 45.5669
 # on the same data (Day 08).
 #
 # ## 7. Debugging story: the GPU returned zeros
 #
-# What seed 000 reports: the CPU version's RMSE was 7.75, the first GPU version
-# returned 40. Searching the code line by line, the learner found that the linear
-# prediction function returned an all-zeros matrix from the GPU; returning the
-# actual output fixed it (RMSE 7.7251 on 93 samples). The seed does not say why
-# the matrix held zeros.
+# What the learner's article reports: the CPU version's RMSE was 7.75, the first GPU
+# version returned 40. Searching the code line by line, the learner found that the
+# linear prediction function returned an all-zeros matrix from the GPU; returning
+# the actual output fixed it (RMSE 7.7251 on 93 samples). The article does not say
+# why the matrix held zeros.
 #
 # The *symptom* is worth recognising whatever the cause: predictions that are all
 # zero score an RMSE equal to the root mean square of `y` itself,
 # `sqrt(mean(y**2))`. For targets around 39 that is about 40. Here is one way to
-# write such a bug (ours, not the seed's code: a result computed and then not
+# write such a bug (ours, not the article's code: a result computed and then not
 # returned):
 
 # %%

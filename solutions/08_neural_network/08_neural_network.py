@@ -42,8 +42,8 @@ from course.sync import SyncCounter
 from course.timing import compare
 
 xp = get_xp()
-NUM_EPOCHS = 2000  # for the regression network (the seed ran 40,000: section 6)
-REG_LR = 0.005  # the seed's learning rate for its 40,000-epoch runs
+NUM_EPOCHS = 2000  # for the regression network (the article ran 40,000: section 6)
+REG_LR = 0.005  # the article's learning rate for its 40,000-epoch runs
 print(f"xp = {backend_name(xp)}; torch {torch.__version__}")
 
 # %% [markdown]
@@ -440,10 +440,11 @@ submit(_got)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 6. Against linear regression, on the seed's data
+# ## 6. Against linear regression, on the article's data
 #
-# Seed 000 trained networks on the regression set of Day 06 (its data are not
-# public; `seed_regression` imitates them). What it reports, on 93 test samples:
+# The learner's article trained networks on the regression set of Day 06 (its data
+# are not public; `seed_regression` imitates them). What it reports, on 93 test
+# samples:
 #
 # | model | epochs | learning rate | test MSE | training time (its GPU) |
 # | --- | --- | --- | --- | --- |
@@ -498,7 +499,7 @@ for (layers, epochs), (train_mse, test_mse) in results.items():
 # How to read it:
 #
 # - Early on, one hidden layer beats the line: it learns part of what a line
-#   cannot follow. (The seed's best, 45.5669, came after 40,000 epochs on its own
+#   cannot follow. (The article's best, 45.5669, came after 40,000 epochs on its own
 #   data.)
 # - Then the training MSE sinks well under the noise floor (38.4 here) and the
 #   test MSE rises: with 372 training rows, the network starts fitting their noise. Two
@@ -507,9 +508,9 @@ for (layers, epochs), (train_mse, test_mse) in results.items():
 # - The cure is not more epochs: stop when the MSE on data the network never
 #   trains on stops falling (early stopping, on a validation split), or shrink
 #   the network, or give it more data.
-# - The seed ran 40,000 and 100,000 epochs at the learning rates in its table, on
+# - The article ran 40,000 and 100,000 epochs at the learning rates in its table, on
 #   its own data; a CPU lesson cannot, and the numbers here are the beginning of
-#   such curves on data that only imitate the seed's. On 93 test rows any single
+#   such curves on data that only imitate the article's. On 93 test rows any single
 #   number also moves by a few units with the random seed.
 
 # %% [markdown]

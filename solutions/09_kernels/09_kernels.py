@@ -1,13 +1,14 @@
 # %% [markdown]
 # # Day 09 - Write your own GPU kernels
 #
-# So far every GPU operation came ready-made: `X @ w` in CuPy or PyTorch launches
-# a kernel someone else wrote. Seed 000's learner went further and wrote a CUDA
-# program in Rust for logistic regression. Comparing it with their CuPy version,
-# they wrote: "我写得并不高效的 CUDA 程序实际上比我的 cupy 程序 更快" (my not very
-# efficient CUDA program was actually faster than my CuPy program), and "我没有
-# 进一步调查" (I did not investigate further). Today you write kernels yourself,
-# in Python, with numba-cuda, and count one likely reason for what they saw.
+# So far every GPU operation came ready-made: `X @ w` in CuPy or PyTorch launches a
+# kernel someone else wrote. The learner of Day 05's article went further and wrote
+# a CUDA program in Rust for logistic regression. Comparing it with their CuPy
+# version, they wrote: "我写得并不高效的 CUDA 程序实际上比我的 cupy 程序 更快" (my
+# not very efficient CUDA program was actually faster than my CuPy program), and
+# "我没有 进一步调查" (I did not investigate further). Today you write kernels
+# yourself, in Python, with numba-cuda, and count one likely reason for what they
+# saw.
 #
 # **Learning objectives.** By the end of this notebook you can
 #
@@ -636,7 +637,7 @@ show("09_chain_vs_fused", alt="Left: launches and temporaries per gradient step,
 #   fused kernel reads `X` and `y` once and keeps each row's error in a register.
 # - So "fewer launches and fewer temporaries" is **one likely reason** a plain
 #   hand-written CUDA program could beat a CuPy one on a small model. It is our
-#   inference from these counts, not the seed's finding: the seed gives no
+#   inference from these counts, not the article's finding: the article gives no
 #   numbers for that comparison, and its learner did not investigate.
 # - The model (labelled modelled: no GPU measured these) charges each CuPy
 #   kernel the host cost measured per CuPy kernel on the recorded H200 run. No

@@ -1,4 +1,4 @@
-"""Correct answers in other idioms: a fused SGD with model.zero_grad(set_to_none=True) and F.mse_loss, and a memory count with a @torch.no_grad() helper, saved storages keyed by data_ptr and the optimizer's state read from optimizer.state."""
+"""Correct answers in other idioms: a fused SGD with model.zero_grad(set_to_none=True) and F.mse_loss, and a memory count with a @torch.no_grad() helper, saved storages keyed by data_ptr and the optimizer's state read from optimizer.state; and a mixed-precision step with torch.autocast(X.device.type, dtype) written positionally, F.mse_loss and zero_grad(set_to_none=True)."""
 
 
 # score: 9
@@ -31,6 +31,18 @@ lean = gpumodel.trace(lambda: train_step(model, optimizer, X_train[:256],
                                          y_train[:256]))
 print(f"lean step: {lean.launches} launches, {lean.syncs} syncs: {lean.by_op()}")
 print(f"by part: {lean.by_part()}")
+# %% 10-amp
+def amp_step(model, optimizer, scaler, X, y, dtype):
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(X.device.type, dtype):
+        prediction = model(X)
+        loss = F.mse_loss(prediction, y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.detach().float()
+
+
 # %% 10-memory
 @torch.no_grad()
 def tensor_bytes(tensors):

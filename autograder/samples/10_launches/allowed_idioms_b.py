@@ -1,4 +1,4 @@
-"""Correct answers in other idioms: a foreach SGD with optimizer.zero_grad() (set_to_none is its default) and the loss_fn of the lesson, and a memory count kept in a @dataclass, with the saved tensors gathered in a list and deduplicated afterwards."""
+"""Correct answers in other idioms: a foreach SGD with optimizer.zero_grad() (set_to_none is its default) and the loss_fn of the lesson, and a memory count kept in a @dataclass, with the saved tensors gathered in a list and deduplicated afterwards; and a mixed-precision step under torch.amp.autocast with the MSE written as ((model(X) - y) ** 2).mean() and model.zero_grad()."""
 
 
 # score: 9
@@ -28,6 +28,18 @@ lean = gpumodel.trace(lambda: train_step(model, optimizer, X_train[:256],
                                          y_train[:256]))
 print(f"lean step: {lean.launches} launches, {lean.syncs} syncs: {lean.by_op()}")
 print(f"by part: {lean.by_part()}")
+# %% 10-amp
+def amp_step(model, optimizer, scaler, X, y, dtype):
+    model.zero_grad()
+    with torch.amp.autocast(device_type=X.device.type, dtype=dtype):
+        loss = ((model(X) - y) ** 2).mean()
+    scaled = scaler.scale(loss)
+    scaled.backward()
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.detach()
+
+
 # %% 10-memory
 from dataclasses import dataclass
 

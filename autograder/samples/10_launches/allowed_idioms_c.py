@@ -1,4 +1,4 @@
-"""Correct answers in other idioms: a foreach SGD with the MSE written as torch.mean(torch.square(...)) and the loss detached before the update, and a memory count that reads parameters from the copy's state_dict and the optimizer's state from its state_dict, printing a breakdown with sys.stdout."""
+"""Correct answers in other idioms: a foreach SGD with the MSE written as torch.mean(torch.square(...)) and the loss detached before the update, and a memory count that reads parameters from the copy's state_dict and the optimizer's state from its state_dict, printing a breakdown with sys.stdout; and a mixed-precision step whose loss is computed after the autocast block, from the output cast to float32."""
 
 
 # score: 9
@@ -29,6 +29,18 @@ lean = gpumodel.trace(lambda: train_step(model, optimizer, X_train[:256],
                                          y_train[:256]))
 print(f"lean step: {lean.launches} launches, {lean.syncs} syncs: {lean.by_op()}")
 print(f"by part: {lean.by_part()}")
+# %% 10-amp
+def amp_step(model, optimizer, scaler, X, y, dtype):
+    with torch.autocast(device_type=X.device.type, dtype=dtype):
+        output = model(X)
+    loss = loss_fn(output.float(), y)
+    optimizer.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.detach()
+
+
 # %% 10-memory
 import sys
 
