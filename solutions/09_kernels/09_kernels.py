@@ -383,128 +383,9 @@ if numba_config.ENABLE_CUDASIM:
         print(f"{type(exc).__name__}: {exc}")
 
 # %% [markdown]
-# ## 4. One fused kernel for Day 06's gradient step
+# ### The copies numba makes for you: device arrays
 #
-# Day 06's gradient of the MSE, for `X` (n, d), `w` (d,) and a number `b`:
-#
-# ```python
-# error = X @ w + b - y                  # (n,)
-# dw = (2.0 / n) * (X.T @ error)         # (d,)
-# db = 2.0 * error.mean()
-# ```
-#
-# In NumPy, CuPy or PyTorch each operation is its own kernel, and each writes
-# its result (a *temporary*) to memory for the next to read. One kernel can do
-# it all: each thread takes rows (grid-stride), computes the row's error in a
-# register, and adds its share into `dw` and `db`. Many threads add into the
-# same `dw[j]`, so they use `cuda.atomic.add`, which makes each addition whole.
-#
-# ### Task 9.4 - `fused_gradient_kernel` and `fused_gradient`
-#
-# Your result must match Day 06's NumPy gradient to `rtol=1e-9` (float64:
-# atomics add in an order that changes from run to run, so the last digits can
-# differ).
-
-# %%
-def numpy_gradient(X, y, w, b):
-    """Day 06's gradient (the reference you compare with)."""
-    error = X @ w + b - y
-    return (2.0 / X.shape[0]) * (X.T @ error), 2.0 * error.mean()
-
-
-# %% nbgrader={"grade_id": "09-fused", "solution": true}
-@cuda.jit
-def fused_gradient_kernel(X, y, w, b, dw, db):
-    """Add every row's share of the MSE gradient into dw (d,) and db (1,)."""
-    ### BEGIN SOLUTION
-    n, d = X.shape
-    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        error = b - y[i]
-        for j in range(d):
-            error += X[i, j] * w[j]
-        scale = 2.0 * error / n
-        for j in range(d):
-            cuda.atomic.add(dw, j, scale * X[i, j])
-        cuda.atomic.add(db, 0, scale)
-    ### END SOLUTION
-
-
-def fused_gradient(X, y, w, b, blocks=2, threads_per_block=32):
-    """(dw, db) of the MSE with ONE launch of fused_gradient_kernel.
-
-    X is (n, d) float64, y (n,), w (d,), b a number. Returns dw as a (d,)
-    float64 array and db as a Python float.
-    """
-    ### BEGIN SOLUTION
-    dw = np.zeros(X.shape[1], dtype=np.float64)
-    db = np.zeros(1, dtype=np.float64)
-    fused_gradient_kernel[blocks, threads_per_block](X, y, w, float(b), dw, db)
-    return dw, float(db[0])
-    ### END SOLUTION
-
-
-rng = np.random.default_rng(6)
-X_small, y_small = rng.normal(size=(40, 3)), rng.normal(size=40)
-w_small, b_small = rng.normal(size=3), 0.5
-with checked():
-    print(fused_gradient(X_small, y_small, w_small, b_small))
-print(numpy_gradient(X_small, y_small, w_small, b_small))
-
-# %% nbgrader={"grade": true, "grade_id": "09-fused-test", "points": 1}
-"""fused_gradient matches Day 06's gradient, with one launch and no race."""
-with checked() as _report:
-    _dw, _db = fused_gradient(X_small, y_small, w_small, b_small)
-_want_dw, _want_db = numpy_gradient(X_small, y_small, w_small, b_small)
-check_equal(tuple(np.shape(_dw)), (3,), "dw.shape")
-check_close(_dw, _want_dw, rtol=1e-9, atol=1e-12, name="dw")
-check_close(_db, _want_db, rtol=1e-9, atol=1e-12, name="db")
-if _report is not None:
-    check_equal(_report.launches, 1, "kernel launches in fused_gradient")
-_dw_kernel, _db_kernel = np.zeros(3), np.zeros(1)  # the kernel alone, launched here
-fused_gradient_kernel[2, 32](X_small, y_small, w_small, float(b_small), _dw_kernel,
-                             _db_kernel)
-check_close(_dw_kernel, _want_dw, rtol=1e-9, atol=1e-12,
-            name="dw as fused_gradient_kernel leaves it")
-check_close(_db_kernel[0], _want_db, rtol=1e-9, atol=1e-12,
-            name="db as fused_gradient_kernel leaves it (the kernel adds each row's "
-                 "share into db on the device; the host only reads it back)")
-print("Visible tests passed.")
-
-# %% nbgrader={"grade": true, "grade_id": "09-fused-hidden-test", "points": 2}
-"""fused_gradient matches the reference on several shapes and grids (hidden)."""
-check_equal(len(fused_gradient(X_small, y_small, w_small, b_small)), 2, "(dw, db)")
-### BEGIN HIDDEN TESTS
-from course.results import Approx, Bound, submit
-
-_rng = np.random.default_rng(92)
-_got = {}
-for _n, _d, _blocks, _tpb in ((1, 1, 1, 8), (50, 4, 2, 32), (130, 2, 3, 16),
-                              (20, 7, 4, 4)):
-    _X, _y = _rng.normal(size=(_n, _d)), _rng.normal(3.0, 2.0, size=_n)
-    _w, _b = _rng.normal(size=_d), float(_rng.normal())
-    _label = f"fused_gradient n={_n}, d={_d}, grid {_blocks}x{_tpb}"
-    _keys = [f"{_label}: dw", f"{_label}: db", f"{_label}: launches",
-             f"{_label}: db written by the kernel"]
-    try:
-        with checked() as _report:
-            _dw, _db = fused_gradient(_X, _y, _w, _b, _blocks, _tpb)
-        _got[_keys[0]] = Approx(np.asarray(_dw), rtol=1e-9, atol=1e-12)
-        _got[_keys[1]] = Approx(float(_db), rtol=1e-9, atol=1e-12)
-        if _report is not None:
-            _got[_keys[2]] = Bound(_report.launches, 1, 1)
-        _out_dw, _out_db = np.zeros(_d), np.zeros(1)
-        fused_gradient_kernel[_blocks, _tpb](_X, _y, _w, _b, _out_dw, _out_db)
-        _got[_keys[3]] = Approx(float(_out_db[0]), rtol=1e-9, atol=1e-12)
-    except Exception as _exc:  # noqa: BLE001 - recorded, compared by the grader
-        for _key in _keys:  # every key says what went wrong
-            _got[_key] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
-submit(_got)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### The copies numba makes for you
-#
-# You passed NumPy arrays to every kernel so far. On a GPU, numba copies each
+# You have passed NumPy arrays to every kernel so far. On a GPU, numba copies each
 # one to the device before the launch and back after it: it cannot know which
 # arguments the kernel wrote, so it copies them all back (numba-cuda's
 # documentation, "Data transfer"; it also warns "Host array used in CUDA kernel
@@ -549,6 +430,144 @@ else:
 # came back once. `cuda.device_array` is not zeroed on a GPU (the course's
 # simulated GPU fills floats with NaN), so use it only for what the kernel
 # writes in full. In grading, a test's launches are counted the same way.
+
+# %% [markdown]
+# ## 4. One fused kernel for Day 06's gradient step
+#
+# Day 06's gradient of the MSE, for `X` (n, d), `w` (d,) and a number `b`:
+#
+# ```python
+# error = X @ w + b - y                  # (n,)
+# dw = (2.0 / n) * (X.T @ error)         # (d,)
+# db = 2.0 * error.mean()
+# ```
+#
+# In NumPy, CuPy or PyTorch each operation is its own kernel, and each writes
+# its result (a *temporary*) to memory for the next to read. One kernel can do
+# it all: each thread takes rows (grid-stride), computes the row's error in a
+# register, and adds its share into `dw` and `db`. Many threads add into the
+# same `dw[j]`, so they use `cuda.atomic.add`, which makes each addition whole.
+#
+# ### Task 9.4 - `fused_gradient_kernel` and `fused_gradient`
+#
+# Your result must match Day 06's NumPy gradient to `rtol=1e-9` (float64:
+# atomics add in an order that changes from run to run, so the last digits can
+# differ). And only the result may come home: put `X`, `y` and `w` on the device
+# with `cuda.to_device` before the launch, so that numba does not copy them back
+# after it; the tests count the copies on the simulated GPU and allow two back
+# (`dw` and `db`). The outputs start at zero (the kernel adds into them): either
+# `cuda.to_device(np.zeros(...))` read back with `copy_to_host()`, or NumPy zeros
+# that numba copies up and back for you.
+
+# %%
+def numpy_gradient(X, y, w, b):
+    """Day 06's gradient (the reference you compare with)."""
+    error = X @ w + b - y
+    return (2.0 / X.shape[0]) * (X.T @ error), 2.0 * error.mean()
+
+
+# %% nbgrader={"grade_id": "09-fused", "solution": true}
+@cuda.jit
+def fused_gradient_kernel(X, y, w, b, dw, db):
+    """Add every row's share of the MSE gradient into dw (d,) and db (1,)."""
+    ### BEGIN SOLUTION
+    n, d = X.shape
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        error = b - y[i]
+        for j in range(d):
+            error += X[i, j] * w[j]
+        scale = 2.0 * error / n
+        for j in range(d):
+            cuda.atomic.add(dw, j, scale * X[i, j])
+        cuda.atomic.add(db, 0, scale)
+    ### END SOLUTION
+
+
+def fused_gradient(X, y, w, b, blocks=2, threads_per_block=32):
+    """(dw, db) of the MSE with ONE launch of fused_gradient_kernel.
+
+    X is (n, d) float64, y (n,), w (d,), b a number, all on the host. Returns
+    dw as a (d,) float64 NumPy array and db as a Python float; only dw and db
+    are copied back to the host.
+    """
+    ### BEGIN SOLUTION
+    X_d, y_d, w_d = cuda.to_device(X), cuda.to_device(y), cuda.to_device(w)
+    dw = cuda.to_device(np.zeros(X.shape[1], dtype=np.float64))
+    db = cuda.to_device(np.zeros(1, dtype=np.float64))
+    fused_gradient_kernel[blocks, threads_per_block](X_d, y_d, w_d, float(b), dw, db)
+    return dw.copy_to_host(), float(db.copy_to_host()[0])
+    ### END SOLUTION
+
+
+rng = np.random.default_rng(6)
+X_small, y_small = rng.normal(size=(40, 3)), rng.normal(size=40)
+w_small, b_small = rng.normal(size=3), 0.5
+with checked():
+    print(fused_gradient(X_small, y_small, w_small, b_small))
+print(numpy_gradient(X_small, y_small, w_small, b_small))
+
+# %% nbgrader={"grade": true, "grade_id": "09-fused-test", "points": 1}
+"""fused_gradient matches Day 06's gradient, with one launch and no race."""
+with checked() as _report:
+    _dw, _db = fused_gradient(X_small, y_small, w_small, b_small)
+_want_dw, _want_db = numpy_gradient(X_small, y_small, w_small, b_small)
+check_equal(tuple(np.shape(_dw)), (3,), "dw.shape")
+check_close(_dw, _want_dw, rtol=1e-9, atol=1e-12, name="dw")
+check_close(_db, _want_db, rtol=1e-9, atol=1e-12, name="db")
+if _report is not None:
+    check_equal(_report.launches, 1, "kernel launches in fused_gradient")
+if numba_config.ENABLE_CUDASIM:  # copies counted on the simulated GPU
+    with simulated_gpu(), TransferCounter() as _copies:
+        fused_gradient(X_small, y_small, w_small, b_small)
+    assert _copies.downloads <= 2, (
+        f"fused_gradient copied {_copies.downloads} arrays back to the host; only "
+        "dw and db should come back. Pass X, y and w to the kernel as device "
+        "arrays (cuda.to_device): numba copies every NumPy argument back after "
+        "the launch.")
+_dw_kernel, _db_kernel = np.zeros(3), np.zeros(1)  # the kernel alone, launched here
+fused_gradient_kernel[2, 32](X_small, y_small, w_small, float(b_small), _dw_kernel,
+                             _db_kernel)
+check_close(_dw_kernel, _want_dw, rtol=1e-9, atol=1e-12,
+            name="dw as fused_gradient_kernel leaves it")
+check_close(_db_kernel[0], _want_db, rtol=1e-9, atol=1e-12,
+            name="db as fused_gradient_kernel leaves it (the kernel adds each row's "
+                 "share into db on the device; the host only reads it back)")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "09-fused-hidden-test", "points": 2}
+"""fused_gradient matches the reference on several shapes and grids (hidden)."""
+check_equal(len(fused_gradient(X_small, y_small, w_small, b_small)), 2, "(dw, db)")
+### BEGIN HIDDEN TESTS
+from course.results import Approx, Bound, submit
+
+_rng = np.random.default_rng(92)
+_got = {}
+for _n, _d, _blocks, _tpb in ((1, 1, 1, 8), (50, 4, 2, 32), (130, 2, 3, 16),
+                              (20, 7, 4, 4)):
+    _X, _y = _rng.normal(size=(_n, _d)), _rng.normal(3.0, 2.0, size=_n)
+    _w, _b = _rng.normal(size=_d), float(_rng.normal())
+    _label = f"fused_gradient n={_n}, d={_d}, grid {_blocks}x{_tpb}"
+    _keys = [f"{_label}: dw", f"{_label}: db", f"{_label}: launches",
+             f"{_label}: db written by the kernel",
+             f"{_label}: arrays copied back to the host"]
+    try:
+        with checked() as _report:
+            _dw, _db = fused_gradient(_X, _y, _w, _b, _blocks, _tpb)
+        _got[_keys[0]] = Approx(np.asarray(_dw), rtol=1e-9, atol=1e-12)
+        _got[_keys[1]] = Approx(float(_db), rtol=1e-9, atol=1e-12)
+        if _report is not None:
+            _got[_keys[2]] = Bound(_report.launches, 1, 1)
+        with simulated_gpu(), TransferCounter() as _copies:
+            fused_gradient(_X, _y, _w, _b, _blocks, _tpb)
+        _got[_keys[4]] = Bound(_copies.downloads, high=2)
+        _out_dw, _out_db = np.zeros(_d), np.zeros(1)
+        fused_gradient_kernel[_blocks, _tpb](_X, _y, _w, _b, _out_dw, _out_db)
+        _got[_keys[3]] = Approx(float(_out_db[0]), rtol=1e-9, atol=1e-12)
+    except Exception as _exc:  # noqa: BLE001 - recorded, compared by the grader
+        for _key in _keys:  # every key says what went wrong
+            _got[_key] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
+submit(_got)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ## 5. Launches and temporaries: the chain against one kernel

@@ -1,4 +1,4 @@
-"""Correct answers in other idioms: ceiling division as -(-n // t) returned as a list, a for-range grid-stride SAXPY, a tree reduction whose partial sums are added with sum(), and a fused kernel that keeps its own share of db in a register (one atomic per thread for db)."""
+"""Correct answers in other idioms: ceiling division as -(-n // t) returned as a list, a for-range grid-stride SAXPY, a tree reduction whose partial sums are added with sum(), and a fused kernel that keeps its own share of db in a register (one atomic per thread for db), its inputs on the device and its outputs NumPy zeros that numba copies up and back."""
 
 
 # score: 12
@@ -109,7 +109,8 @@ def fused_gradient(X, y, w, b, blocks=2, threads_per_block=32):
     """
     dw = np.zeros(X.shape[1])
     db = np.zeros(1)
-    fused_gradient_kernel[blocks, threads_per_block](X, y, w, float(b), dw, db)
+    inputs = [cuda.to_device(array) for array in (X, y, w)]
+    fused_gradient_kernel[blocks, threads_per_block](*inputs, float(b), dw, db)
     return dw, db[0].item()
 
 

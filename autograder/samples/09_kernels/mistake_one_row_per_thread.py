@@ -27,7 +27,8 @@ def fused_gradient(X, y, w, b, blocks=2, threads_per_block=32):
     """
     dw = np.zeros(X.shape[1])
     db = np.zeros(1)
-    fused_gradient_kernel[blocks, threads_per_block](X, y, w, float(b), dw, db)
+    X_d, y_d, w_d = cuda.to_device(X), cuda.to_device(y), cuda.to_device(w)
+    fused_gradient_kernel[blocks, threads_per_block](X_d, y_d, w_d, float(b), dw, db)
     return dw, float(db[0])
 
 
