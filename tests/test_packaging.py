@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from course.diagrams import NAMES
+
 try:
     import tomllib
 except ImportError:  # Python 3.10: the test extra installs tomli
@@ -96,6 +98,7 @@ def test_the_student_wheel_needs_no_jupyter_and_agrees_with_the_full_package():
         "course",
         "course.gpumodel",
         "course.recorded",
+        "course.figures",
     ]
     full = dict(_name_and_spec(r) for r in _pyproject()["project"]["dependencies"])
     mine = dict(_name_and_spec(r) for r in project["dependencies"])
@@ -172,3 +175,4 @@ def test_the_wheel_holds_every_file_the_readme_points_to(tmp_path):
     assert "autograder/jupyter/z2jh-values.yaml" in wanted
     assert not wanted - names, sorted(wanted - names)
     assert any(n.startswith("course/recorded/") and n.endswith(".json") for n in names)
+    assert {f"course/figures/{n}.svg" for n in NAMES} <= names

@@ -42,6 +42,7 @@ from torch import nn
 from course.checks import check_device, check_equal, check_type
 from course.data import iris
 from course.devices import pick_device
+from course.diagrams import diagram
 from course.plots import plot_loss, show
 from course.recorded import describe_recorded, load_recorded, recorded_rows
 from course.timing import benchmark
@@ -52,6 +53,15 @@ print(f"Running on {device}; torch {torch.__version__}")
 # %% [markdown]
 # ## 1. Tensors are copied, modules are moved
 #
+# The host (the CPU and its memory) and the device (the GPU and its own memory)
+# are joined by one link, much slower than either memory (the figures in the
+# diagram were recorded on an NVIDIA H200, 2026-11-30). Every `.to(device)` of
+# data is a copy across it:
+
+# %%
+diagram("host_device")
+
+# %% [markdown]
 # `.to(device)` on a tensor returns a tensor on the target device and leaves the
 # original where it was. On a module it moves every parameter and buffer and
 # returns the module itself. Forgetting the assignment is therefore harmless for a

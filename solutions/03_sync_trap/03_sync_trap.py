@@ -59,6 +59,7 @@ from course import gpumodel
 from course.checks import check_equal, check_type
 from course.data import iris
 from course.devices import pick_device
+from course.diagrams import diagram
 from course.plots import plot_crossover, plot_timings, show
 from course.recorded import (
     describe_recorded,
@@ -84,11 +85,11 @@ print(f"Running on {device}; torch {torch.__version__}")
 # timing wrong: the clock stops before the GPU has finished (recorded on an NVIDIA
 # H200, 2026-11-30: a 4096 x 4096 product timed 0.027 ms without a synchronise,
 # 2.71 ms with one).
-#
-# ![A timeline: the CPU queues three kernels and goes on; the GPU runs them one
-# after another; at .item() the CPU waits until the GPU's queue is empty.](
-# figures/async_timeline.svg)
-#
+
+# %%
+diagram("async_timeline")
+
+# %% [markdown]
 # Three timings of the same matrix multiply:
 #
 # 1. **naive** - read the clock around the call;

@@ -66,6 +66,7 @@ from course import gpumodel
 from course.checks import check_close, check_equal, check_type
 from course.cudasim import DivergentBarrierError, KernelRaceError, checked, race_check
 from course.devices import cupy_usable
+from course.diagrams import diagram
 from course.plots import show
 
 # %% [markdown]
@@ -81,6 +82,9 @@ from course.plots import show
 # The grid has a whole number of blocks, so it usually has a few more threads
 # than elements. Those threads must not touch memory past the end: every kernel
 # *guards* its index.
+
+# %%
+diagram("grid_blocks_threads")
 
 # %%
 @cuda.jit
