@@ -398,8 +398,8 @@ submit(_got)
 # perfect one is off by the noise on every sample: on average its MSE equals the
 # noise variance, the *noise floor*. A line has a second handicap on these data:
 # it cannot follow the non-linear part, whose variance adds to its MSE. The
-# recipe's variances give the expected test MSEs (any 93 samples vary by several
-# units around them):
+# recipe's variances give the expected test MSEs (one draw of 93 test rows can
+# land tens of units away from them: see below):
 
 # %%
 floor = data.info["noise_variance"]
@@ -409,6 +409,51 @@ print(f"expected for the best line:       {floor + bend:6.2f}")
 print(f"closed form, on the 93 test rows: {test_mse_cf:6.2f} "
       f"(RMSE {test_mse_cf ** 0.5:.2f})")
 print("the learner's article, on its 93 test rows:     59.6779 (RMSE 7.7251)")
+
+# %% [markdown]
+# **How these data were chosen.** `seed_regression` draws its rows from a random
+# generator. This Day uses generator seed 38, picked among seeds 0 to 39 as the
+# one whose 93 test rows give a line the MSE closest to the article's 59.68
+# (59.72). That choice makes the test figure match the article's; it looked at
+# nothing else. The cell below fits the same line on ten other draws of the same
+# recipe: one draw of 93 test rows moves the test MSE by tens of units, and seed
+# 38's training rows, which the choice never looked at, give a training MSE
+# higher than any of the ten.
+
+# %%
+import matplotlib.pyplot as plt
+
+
+def line_mses(split):
+    """(training MSE, test MSE) of the least-squares line on one split."""
+    A_train = np.c_[split.X_train, np.ones(len(split.X_train))]
+    theta = np.linalg.lstsq(A_train, split.y_train, rcond=None)[0]
+    A_test = np.c_[split.X_test, np.ones(len(split.X_test))]
+    return (float(np.mean((A_train @ theta - split.y_train) ** 2)),
+            float(np.mean((A_test @ theta - split.y_test) ** 2)))
+
+
+draws = {seed: line_mses(seed_regression(NUM_SAMPLES, seed=seed))
+         for seed in [*range(10), 38]}
+for seed, (train_mse, test_mse) in draws.items():
+    print(f"generator seed {seed:2d}: line's training MSE {train_mse:6.2f}, "
+          f"test MSE {test_mse:6.2f}")
+others = [test for seed, (_, test) in draws.items() if seed != 38]
+print(f"seeds 0-9: test MSE from {min(others):.2f} to {max(others):.2f}")
+fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+for seed, (train_mse, test_mse) in draws.items():
+    ax.plot(train_mse, test_mse, "o", color="C1" if seed == 38 else "C0")
+    ax.annotate(str(seed), (train_mse, test_mse), textcoords="offset points",
+                xytext=(4, 4), fontsize=8)
+ax.axhline(59.6779, color="grey", linestyle="--", linewidth=1,
+           label="the article's test MSE, 59.68")
+ax.axhline(floor + bend, color="C2", linestyle=":", linewidth=1,
+           label=f"expected for the best line, {floor + bend:.2f}")
+ax.set_xlabel("line's training MSE (372 rows)")
+ax.set_ylabel("line's test MSE (93 rows)")
+ax.set_title("One recipe, eleven draws (generator seed 38: this Day's)")
+ax.legend(fontsize="small")
+show("06_generator_seeds")
 
 # %% [markdown]
 # The article's 59.6779 was not its noise floor either: a network later reached 45.5669
