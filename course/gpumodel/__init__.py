@@ -11,7 +11,9 @@ actually did:
    every copy;
 2. :func:`estimate` (:mod:`course.gpumodel.cost`) replays the trace on a
    :class:`GPUSpec` (:mod:`course.gpumodel.specs`), with the host cost of the
-   same code on your CPU (:func:`host_cost`) when you give it.
+   same code when you give it: :func:`steady_host_cost` measures it here as a
+   multiple of one tiny operation (so the machine's load does not move it) and
+   prices it at the recorded box's cost for that operation.
 """
 
 from course.gpumodel.cost import (
@@ -20,13 +22,16 @@ from course.gpumodel.cost import (
     CONSTANTS,
     Estimate,
     accuracy,
+    accuracy_for,
     constant_values,
     error_of,
     estimate,
     estimate_all,
     host_cost,
     op_seconds,
+    recorded_add_us,
     replayed,
+    steady_host_cost,
 )
 from course.gpumodel.specs import GPUS, GPUSpec
 from course.gpumodel.tracing import (
@@ -53,11 +58,14 @@ __all__ = [
     "GPUSpec",
     "Trace",
     "accuracy",
+    "accuracy_for",
     "constant_values",
     "error_of",
     "estimate",
     "estimate_all",
     "host_cost",
+    "recorded_add_us",
+    "steady_host_cost",
     "mlp_epoch",
     "op_seconds",
     "profiled_calls",

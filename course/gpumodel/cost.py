@@ -84,6 +84,33 @@ def accuracy() -> str:
     )
 
 
+#: The recorded experiments that check each kind of work the lessons model.
+KINDS = {
+    "pytorch loop": ("mlp_torch", "seed_iris", "sync_trap"),
+    "cupy loop": ("seed_copies",),
+    "data-centre matmul": ("precision",),
+}
+
+
+def accuracy_for(kind: str) -> str:
+    """One line: the model's recorded error on ``kind`` of work (a key of
+    :data:`KINDS`), or that no recorded run checks it (any other kind: numba
+    kernels, CUDA graph replay, GeForce FP64...)."""
+    found = [
+        abs(row["error"])
+        for row in CHECK.get("rows", [])
+        if row["experiment"] in KINDS.get(kind, ())
+    ]
+    if not found:
+        return f"{kind}: modelled, not checked against a recorded run"
+    found.sort()
+    return (
+        f"{kind}: the model's error on the {len(found)} recorded rows of this kind "
+        f"({CALIBRATION}): median {found[len(found) // 2]:.0%}, at most "
+        f"{found[-1]:.0%}"
+    )
+
+
 def constant_values() -> dict[str, float]:
     """``{name: value}`` of :data:`CONSTANTS`."""
     return {name: value for name, (value, _, _) in CONSTANTS.items()}
@@ -227,3 +254,57 @@ def host_cost(fn: Callable[[], Any], bursts: int = 15) -> float:
             fn()
             best = min(best, time.perf_counter() - start)
     return best
+
+
+#: Tiny in-place adds per round of :func:`steady_host_cost`: the yardstick.
+YARDSTICK_ADDS = 1000
+
+
+def recorded_add_us() -> float:
+    """One tiny ``add_`` on the recorded box's CPU, in µs (the launch bench's
+    CPU row, one synchronisation at the end): the yardstick's recorded cost."""
+    from course.recorded import load_recorded, recorded_rows
+
+    for run in load_recorded("bench"):
+        for row in recorded_rows(run, "launch", device="cpu", mode="sync_once"):
+            return float(row["us_per_op"])
+    raise LookupError("no recorded launch bench with a CPU row: run make gpu-check")
+
+
+def steady_host_cost(fn: Callable[[], Any], rounds: int = 15) -> float:
+    """What ``fn()`` would cost the recorded box's CPU (seconds), measured so
+    that this machine's load does not move it: each round times ``fn()`` and
+    as many tiny in-place adds as take about as long, back to back (in turn
+    first and second), on one thread; a busy machine slows both alike, so
+    their ratio holds. The median ratio, times the recorded cost of one add
+    (:func:`recorded_add_us`). Call it on a tiny size, so that arithmetic
+    does not count; pass the result as :func:`estimate`'s ``cpu_s``."""
+    from course.timing import one_torch_thread
+
+    x = torch.zeros(16)
+
+    def adds(count: int) -> float:
+        start = time.perf_counter()
+        for _ in range(count):
+            x.add_(1.0)
+        return time.perf_counter() - start
+
+    def timed() -> float:
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+
+    ratios = []
+    with one_torch_thread():
+        fn()  # warm-up: the first call allocates
+        count = max(
+            YARDSTICK_ADDS, int(timed() / (adds(YARDSTICK_ADDS) / YARDSTICK_ADDS))
+        )
+        for i in range(rounds):
+            if i % 2:
+                yard, spent = adds(count), timed()
+            else:
+                spent, yard = timed(), adds(count)
+            ratios.append(spent / (yard / count))
+    ratios.sort()
+    return ratios[len(ratios) // 2] * recorded_add_us() * 1e-6

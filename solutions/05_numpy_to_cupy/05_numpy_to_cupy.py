@@ -465,7 +465,7 @@ if bars:
 
 # %%
 print("one epoch, fixed loop:", gpumodel.mlp_epoch(1_000, 57, 32, copies=False).by_op())
-print(gpumodel.accuracy())
+print(gpumodel.accuracy_for("cupy loop"))
 recorded_h200 = {}
 for run in load_recorded("gpu-extras"):
     for r in run.results.get("seed_copies", {}).get("rows", []):

@@ -601,7 +601,8 @@ fused.op("fused gradient", 4 * N_ROWS * N_FEATURES,
 print(f"fused kernel: {fused.launches} launches (2 of them zero dw and db), "
       "0 temporaries")
 
-print(gpumodel.accuracy())
+print(gpumodel.accuracy_for("cupy loop"))  # the chain
+print(gpumodel.accuracy_for("numba kernel"))  # the fused kernel
 costs = gpumodel.CONSTANTS
 print(f"host cost per CuPy kernel: {costs['cupy_us'][0]:.1f} µs "
       f"({costs['cupy_us'][2]}); per numba launch: {costs['numba_us'][0]:.1f} µs "

@@ -227,7 +227,7 @@ submit(_got)
 # measured**; the model's error on recorded runs is printed first):
 
 # %%
-print(gpumodel.accuracy())
+print(gpumodel.accuracy_for("pytorch loop"))
 X_big = torch.randn(4096, 5)
 y_big = torch.randn(4096, 1)
 batch_rows = []
@@ -324,6 +324,8 @@ except Exception as exc:  # noqa: BLE001 - a missing C++ compiler, say
 # charge for):
 
 # %%
+print(gpumodel.accuracy_for("pytorch loop"))  # the step as launches
+print(gpumodel.accuracy_for("CUDA graph replay"))
 for key in ("t4", "h200"):
     spec = gpumodel.GPUS[key]
     one, replay = gpumodel.estimate(lean, spec), gpumodel.replayed(lean, spec)
@@ -394,6 +396,8 @@ matmul32 = gpumodel.Trace()
 matmul32.op("4096 x 4096 matmul", 2 * 4096**3, 3 * 4096**2 * 4, torch.float32)
 matmul64 = gpumodel.Trace()
 matmul64.op("4096 x 4096 matmul", 2 * 4096**3, 3 * 4096**2 * 8, torch.float64)
+print(gpumodel.accuracy_for("data-centre matmul"))  # the H200, A100, H100 rows
+print(gpumodel.accuracy_for("GeForce and T4 FP64"))
 for spec in gpumodel.GPUS.values():
     t32 = gpumodel.estimate(matmul32, spec).seconds
     t64 = gpumodel.estimate(matmul64, spec).seconds

@@ -143,3 +143,18 @@ def test_trace_puts_each_launch_in_a_part_of_the_step_whatever_the_loss():
         assert by_hand["backward"] > plain["backward"]
     assert parts["foreach", False]["bookkeeping"] == 3
     assert parts["loop", False]["bookkeeping"] == 12  # 3 per parameter tensor
+
+
+def test_the_steady_host_cost_prices_a_step_in_recorded_adds():
+    from course.gpumodel import recorded_add_us, steady_host_cost
+
+    assert recorded_add_us() == pytest.approx(2.880013, rel=1e-6)  # the bench's row
+    x = torch.zeros(16)
+
+    def thousand_adds():
+        for _ in range(1000):
+            x.add_(1.0)
+
+    # the yardstick against itself: a ratio near 1, whatever this machine's load
+    cost = steady_host_cost(thousand_adds, rounds=5)
+    assert 0.5 < cost / (1000 * recorded_add_us() * 1e-6) < 2.0
