@@ -268,14 +268,6 @@ else:
 for result in measured:
     print(f"{result}  ->  {big.nbytes / result.median / 1e9:6.1f} GB/s "
           f"({big.nbytes / 2**20:.0f} MiB)")
-print(describe_recorded("bench"))
-for run in load_recorded("bench"):
-    copies = recorded_rows(run, "transfer")
-    largest = max((row["bytes"] for row in copies), default=0)
-    for row in copies:
-        if row["bytes"] == largest:
-            print(f"  {row['direction']:>15}, {row['memory']:>8} memory: "
-                  f"{row['gbps']:6.1f} GB/s ({largest / 2**20:.0f} MiB, {run.label})")
 
 # %% [markdown]
 # ## 6. One trip home, not four
@@ -424,10 +416,100 @@ for copies in (True, False):
 # %% [markdown]
 # With NumPy the two loops cost about the same: a "copy" is a host memory copy.
 # On a GPU each upload crosses PCIe, and each trip home makes the host wait for
-# every queued kernel. The same two loops, measured on a real GPU
-# (`make gpu-check`, 200 epochs, median of 5 runs after a warm-up, float64):
+# every queued kernel. "Going further", at the end, shows the same two loops
+# measured on a recorded GPU and modelled on others.
 
-# %%
+# %% [markdown]
+# ## 8. Precision: NumPy's default is float64
+#
+# NumPy creates float64 arrays unless told otherwise, and `import cupy as np`
+# keeps that default. How much float64 costs depends on the GPU (spec-sheet
+# figures, not measured here): consumer GeForce cards run FP64 at 1/32 (Turing)
+# to 1/64 (Ampere, Ada) of their FP32 rate, while data-centre GPUs such as the
+# A100, H100 and H200 run FP64 at half their FP32 rate (A100: 9.7 against 19.5
+# TFLOP/s; H100 and H200: 34 against 67), and their FP64 tensor cores match the
+# FP32 rate for matrix products. On a CPU, float32 mostly halves the
+# time of a large matrix product, because twice as many numbers fit in each
+# vector instruction. Measured here, the two run in alternation until their
+# ratio is known to ±10% (or 10 s have passed), so a busy machine cannot fake it:
+
+# %% tags=["skip-grading"]
+PRECISION_N = 512
+M64 = np.random.default_rng(2).standard_normal((PRECISION_N, PRECISION_N))
+M32 = M64.astype(np.float32)
+timed_precision, precision_ratios = compare(
+    {"float64": lambda: M64 @ M64, "float32": lambda: M32 @ M32}, "float64",
+    seconds=10)
+for name, timed in timed_precision.items():
+    rate = 2 * PRECISION_N**3 / timed.median / 1e9
+    print(f"{name} matmul: median {timed.median * 1e3:.3f} ms  ->  {rate:6.1f} GFLOP/s")
+for ratio in precision_ratios:
+    print(f"float32 against float64, {ratio}")
+print(describe_recorded("gpu-extras"))
+for run in load_recorded("gpu-extras"):
+    for row in run.results.get("precision", {}).get("rows", []):
+        print(f"  {row['library']:>5} {row['dtype']} matmul, n={row['n']}: "
+              f"{row['gflops']:,.0f} GFLOP/s ({run.label})")
+
+# %% [markdown]
+# On the H200 (recorded above) float64 matrix products ran *faster* than float32
+# ones (64,476 against 51,259 GFLOP/s with PyTorch, TF32 off). For cards of that
+# class the spec sheet gives FP64 tensor-core throughput about equal to the FP32
+# rate; this run measured float64 ahead. That is a data-centre card. On a laptop GPU
+# the model of "Going further" says the opposite: at 10,000 samples, the homework
+# article's RTX 3050 Laptop spends most of each epoch on the float64 arithmetic, far
+# more than on the copies (the line printed there; modelled, not measured). Ask for
+# `dtype=xp.float32` unless the problem needs float64.
+
+# %% [markdown]
+# ## Summary
+#
+# - CuPy mirrors NumPy; the difference is *where* the data lives.
+# - Copies are explicit: `xp.asarray` in, `.get()` / `cupy.asnumpy` out. Mixing a
+#   host array with a device array raises `TypeError`.
+# - Write functions once: `xp = array_module(X)`, and create arrays with `xp`.
+# - Every transfer home is a wait: batch results and fetch them once. `float()`,
+#   `print()`, `.item()` and `.tolist()` are transfers too.
+# - The learner's article reports a naive port slower than NumPy, with
+#   host-device copies in its loop; without them its script ran in 10-15 s,
+#   "≈60x faster".
+# - Pick the dtype: float32 unless you need float64, above all on consumer GPUs.
+#
+# **Open exercises.**
+#
+# 1. Call `train_mlp(fake_cupy, ..., copies=False)` inside a `SyncCounter`. How
+#    many device-to-host transfers remain?
+# 2. Give `train_mlp` a fixed-loop log: store the MSE on the device every epoch
+#    and fetch the whole history once at the end.
+# 3. On a GPU box, run `train_mlp` with `cupy` and raise `SEED_N` until the naive
+#    port beats NumPy. Where is it on your GPU?
+
+# %% [markdown]
+# ## Going further: recorded GPU runs and a model
+#
+# Everything above ran on your machine. This section shows what the same code did
+# on a real GPU (recorded runs, each labelled with its hardware and date) and what
+# the course's cost model predicts for GPUs you may not have.
+#
+# **Copies, recorded.** The largest copies of the copy benchmark (section 5):
+
+# %% tags=["skip-grading"]
+print(describe_recorded("bench"))
+for run in load_recorded("bench"):
+    copies = recorded_rows(run, "transfer")
+    largest = max((row["bytes"] for row in copies), default=0)
+    for row in copies:
+        if row["bytes"] == largest:
+            print(f"  {row['direction']:>15}, {row['memory']:>8} memory: "
+                  f"{row['gbps']:6.1f} GB/s ({largest / 2**20:.0f} MiB, {run.label})")
+
+# %% [markdown]
+# ### The learner's two loops on a recorded GPU
+#
+# Section 7's two loops, measured on a real GPU (`make gpu-check`, 200 epochs,
+# median of 5 runs after a warm-up, float64):
+
+# %% tags=["skip-grading"]
 print(describe_recorded("gpu-extras"))
 bars = {}
 for run in load_recorded("gpu-extras"):
@@ -455,6 +537,8 @@ if bars:
     show("05_seed_copies")
 
 # %% [markdown]
+# ### The same loops on other GPUs: a model
+#
 # The same two loops on other GPUs, from the cost model of Day 03
 # (`course.gpumodel`; `gpumodel.mlp_epoch` lists one epoch of `train_mlp`): each
 # operator is one kernel launch (CuPy runs every operator as its own kernel), with
@@ -463,7 +547,7 @@ if bars:
 # other GPUs the same host is assumed. **Modelled, not measured**; for the H200
 # the recorded measurement is beside it.
 
-# %%
+# %% tags=["skip-grading"]
 print("one epoch, fixed loop:", gpumodel.mlp_epoch(1_000, 57, 32, copies=False).by_op())
 print(gpumodel.accuracy_for("cupy loop"))
 recorded_h200 = {}
@@ -515,7 +599,7 @@ print(f"the homework article's laptop GPU at 10,000 samples: "
 # a tiny network is bound by the host's work per operation, not by the waits
 # (Day 03).
 
-# %%
+# %% tags=["skip-grading"]
 for run in load_recorded("bench"):
     for row in recorded_rows(run, "sync_trap"):
         if row["device"] != "cpu":
@@ -523,68 +607,3 @@ for run in load_recorded("bench"):
                   f"{row['syncs']} syncs ({run.label})")
 if not load_recorded("bench"):
     print(describe_recorded("bench"))
-
-# %% [markdown]
-# ## 8. Precision: NumPy's default is float64
-#
-# NumPy creates float64 arrays unless told otherwise, and `import cupy as np`
-# keeps that default. How much float64 costs depends on the GPU (spec-sheet
-# figures, not measured here): consumer GeForce cards run FP64 at 1/32 (Turing)
-# to 1/64 (Ampere, Ada) of their FP32 rate, while data-centre GPUs such as the
-# A100, H100 and H200 run FP64 at half their FP32 rate (A100: 9.7 against 19.5
-# TFLOP/s; H100 and H200: 34 against 67), and their FP64 tensor cores match the
-# FP32 rate for matrix products. On a CPU, float32 mostly halves the
-# time of a large matrix product, because twice as many numbers fit in each
-# vector instruction. Measured here, the two run in alternation until their
-# ratio is known to ±10% (or 10 s have passed), so a busy machine cannot fake it:
-
-# %% tags=["skip-grading"]
-PRECISION_N = 512
-M64 = np.random.default_rng(2).standard_normal((PRECISION_N, PRECISION_N))
-M32 = M64.astype(np.float32)
-timed_precision, precision_ratios = compare(
-    {"float64": lambda: M64 @ M64, "float32": lambda: M32 @ M32}, "float64",
-    seconds=10)
-for name, timed in timed_precision.items():
-    rate = 2 * PRECISION_N**3 / timed.median / 1e9
-    print(f"{name} matmul: median {timed.median * 1e3:.3f} ms  ->  {rate:6.1f} GFLOP/s")
-for ratio in precision_ratios:
-    print(f"float32 against float64, {ratio}")
-print(describe_recorded("gpu-extras"))
-for run in load_recorded("gpu-extras"):
-    for row in run.results.get("precision", {}).get("rows", []):
-        print(f"  {row['library']:>5} {row['dtype']} matmul, n={row['n']}: "
-              f"{row['gflops']:,.0f} GFLOP/s ({run.label})")
-
-# %% [markdown]
-# On the H200 (recorded above) float64 matrix products ran *faster* than float32
-# ones (64,476 against 51,259 GFLOP/s with PyTorch, TF32 off). For cards of that
-# class the spec sheet gives FP64 tensor-core throughput about equal to the FP32
-# rate; this run measured float64 ahead. That is a data-centre card. On a laptop GPU
-# the model of section 7 says the opposite: at 10,000 samples, the homework
-# article's RTX 3050 Laptop spends most of each epoch on the float64 arithmetic, far
-# more than on the copies (the line printed there; modelled, not measured). Ask for
-# `dtype=xp.float32` unless the problem needs float64.
-
-# %% [markdown]
-# ## Summary
-#
-# - CuPy mirrors NumPy; the difference is *where* the data lives.
-# - Copies are explicit: `xp.asarray` in, `.get()` / `cupy.asnumpy` out. Mixing a
-#   host array with a device array raises `TypeError`.
-# - Write functions once: `xp = array_module(X)`, and create arrays with `xp`.
-# - Every transfer home is a wait: batch results and fetch them once. `float()`,
-#   `print()`, `.item()` and `.tolist()` are transfers too.
-# - The learner's article reports a naive port slower than NumPy, with
-#   host-device copies in its loop; without them its script ran in 10-15 s,
-#   "≈60x faster".
-# - Pick the dtype: float32 unless you need float64, above all on consumer GPUs.
-#
-# **Open exercises.**
-#
-# 1. Call `train_mlp(fake_cupy, ..., copies=False)` inside a `SyncCounter`. How
-#    many device-to-host transfers remain?
-# 2. Give `train_mlp` a fixed-loop log: store the MSE on the device every epoch
-#    and fetch the whole history once at the end.
-# 3. On a GPU box, run `train_mlp` with `cupy` and raise `SEED_N` until the naive
-#    port beats NumPy. Where is it on your GPU?

@@ -601,56 +601,19 @@ fused.op("fused gradient", 4 * N_ROWS * N_FEATURES,
 print(f"fused kernel: {fused.launches} launches (2 of them zero dw and db), "
       "0 temporaries")
 
-print(gpumodel.accuracy_for("cupy loop"))  # the chain
-print(gpumodel.accuracy_for("numba kernel"))  # the fused kernel
-costs = gpumodel.CONSTANTS
-print(f"host cost per CuPy kernel: {costs['cupy_us'][0]:.1f} µs "
-      f"({costs['cupy_us'][2]}); per numba launch: {costs['numba_us'][0]:.1f} µs "
-      f"({costs['numba_us'][2]})")
-rows = []
-for spec in gpumodel.GPUS.values():
-    a = gpumodel.estimate(chain.as_library("cupy"), spec)
-    f = gpumodel.estimate(fused, spec)
-    rows.append((spec.name, a, f))
-    print(f"  {spec.name:>48}: chain {a.seconds * 1e6:7.1f} µs, fused "
-          f"{f.seconds * 1e6:7.1f} µs (modelled, not measured)")
-
-# Left: what each version asks of the GPU. Right: where the modelled time goes,
-# the GPU computing (dark) and the rest, launching and waiting (light).
-fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.8), layout="constrained",
-                                  width_ratios=(1, 2.4))
+fig, ax = plt.subplots(figsize=(5.2, 3.6), layout="constrained")
 counts = {"launches": (chain.launches, fused.launches),
           "temporaries": (temporaries, 0)}
 for i, (in_chain, in_fused) in enumerate(counts.values()):
-    left.bar(i - 0.2, in_chain, 0.4, color="C0",
-             label="array chain" if i == 0 else None)
-    left.bar(i + 0.2, in_fused, 0.4, color="C1",
-             label="one fused kernel" if i == 0 else None)
-left.set_xticks(range(len(counts)), list(counts))
-left.set_ylabel("count per gradient step")
-left.set_title("Asked of the GPU")
-left.legend(fontsize="small")
-positions = np.arange(len(rows))
-for offset, which, color in ((-0.2, 1, "C0"), (0.2, 2, "C1")):
-    busy = np.array([r[which].device_busy_seconds * 1e6 for r in rows])
-    total = np.array([r[which].seconds * 1e6 for r in rows])
-    right.bar(positions + offset, busy, 0.4, color=color)
-    right.bar(positions + offset, total - busy, 0.4, bottom=busy, color=color,
-              alpha=0.35)
-names = [r[0].split(" (")[0].replace("NVIDIA ", "") for r in rows]
-right.set_xticks(positions, [textwrap.fill(name, 12) for name in names])
-right.set_ylabel("µs per gradient step (modelled)")
-right.set_title("Modelled: GPU computing (dark), launching and waiting (light)")
-fig.suptitle(f"Day 06's gradient, {N_ROWS:,} x {N_FEATURES}, float64 (modelled, "
-             "not measured)")
-show("09_chain_vs_fused", alt="Left: launches and temporaries per gradient step, "
-     f"array chain {chain.launches} and {temporaries}, one fused kernel "
-     f"{fused.launches} and 0. Right: modelled microseconds per gradient step, "
-     "split into GPU computing and the rest: " + "; ".join(
-         f"{name.split(' (')[0].replace('NVIDIA ', '')} {a.seconds * 1e6:.1f} "
-         f"({a.device_busy_seconds * 1e6:.1f} computing) against "
-         f"{f.seconds * 1e6:.1f} ({f.device_busy_seconds * 1e6:.1f})"
-         for name, a, f in rows) + ".")
+    ax.bar(i - 0.2, in_chain, 0.4, color="C0",
+           label="array chain" if i == 0 else None)
+    ax.bar(i + 0.2, in_fused, 0.4, color="C1",
+           label="one fused kernel" if i == 0 else None)
+ax.set_xticks(range(len(counts)), list(counts))
+ax.set_ylabel("count per gradient step")
+ax.set_title(f"Asked of the GPU: Day 06's gradient, {N_ROWS:,} x {N_FEATURES}")
+ax.legend(fontsize="small")
+show("09_chain_vs_fused")
 
 # %% [markdown]
 # What the counts support, and what they do not:
@@ -663,19 +626,6 @@ show("09_chain_vs_fused", alt="Left: launches and temporaries per gradient step,
 #   hand-written CUDA program could beat a CuPy one on a small model. It is our
 #   inference from these counts, not the article's finding: the article gives no
 #   numbers for that comparison, and its learner did not investigate.
-# - The model (labelled modelled: no GPU measured these) charges each CuPy
-#   kernel the host cost measured per CuPy kernel on the recorded H200 run. No
-#   run has recorded a numba launch yet: the model assumes it costs the same
-#   (printed above), and `make gpu-check` now records it. It charges nothing for
-#   the atomics. On a GPU, atomic updates to one address are carried out one at
-#   a time (CUDA C++ Programming Guide, "Atomic Functions"), and here every
-#   thread adds into the same few numbers; we have no measurement of what that
-#   costs. A tuned kernel would first reduce in shared memory, as in Task 9.3,
-#   then issue one atomic per block and feature.
-# - The chart's right half (modelled) shows where the difference comes from on
-#   each GPU: the chain's modelled time is mostly the host launching its seven
-#   kernels, which one kernel cuts; on the laptop GPU and the T4, whose float64
-#   arithmetic is slow, computing takes a larger share of what is left.
 
 # %% [markdown]
 # ## 6. The same ideas in CuPy (shown, not graded: needs a GPU)
@@ -750,3 +700,67 @@ else:
 #    issue one atomic per block and feature. Check it with `race_check`.
 # 3. On a GPU (Colab's T4 will do), time `fused_gradient` against
 #    `numpy_gradient` on CuPy arrays for n = 10^3, 10^5 and 10^7.
+
+# %% [markdown]
+# ## Going further: the chain and the fused kernel, modelled
+#
+# No GPU has measured these two versions yet. The course's cost model (Day 03)
+# turns the counts above into times on named GPUs. **Modelled, not measured**: the
+# first lines printed say how far the model is from recorded runs for each kind
+# of work, and that no recorded run checks numba kernels.
+
+# %% tags=["skip-grading"]
+print(gpumodel.accuracy_for("cupy loop"))  # the chain
+print(gpumodel.accuracy_for("numba kernel"))  # the fused kernel
+costs = gpumodel.CONSTANTS
+print(f"host cost per CuPy kernel: {costs['cupy_us'][0]:.1f} µs "
+      f"({costs['cupy_us'][2]}); per numba launch: {costs['numba_us'][0]:.1f} µs "
+      f"({costs['numba_us'][2]})")
+rows = []
+for spec in gpumodel.GPUS.values():
+    a = gpumodel.estimate(chain.as_library("cupy"), spec)
+    f = gpumodel.estimate(fused, spec)
+    rows.append((spec.name, a, f))
+    print(f"  {spec.name:>48}: chain {a.seconds * 1e6:7.1f} µs, fused "
+          f"{f.seconds * 1e6:7.1f} µs (modelled, not measured)")
+
+# Where the modelled time goes: the GPU computing (dark) and the rest,
+# launching and waiting (light).
+fig, right = plt.subplots(figsize=(7.4, 3.8), layout="constrained")
+positions = np.arange(len(rows))
+for offset, which, color in ((-0.2, 1, "C0"), (0.2, 2, "C1")):
+    busy = np.array([r[which].device_busy_seconds * 1e6 for r in rows])
+    total = np.array([r[which].seconds * 1e6 for r in rows])
+    right.bar(positions + offset, busy, 0.4, color=color)
+    right.bar(positions + offset, total - busy, 0.4, bottom=busy, color=color,
+              alpha=0.35)
+names = [r[0].split(" (")[0].replace("NVIDIA ", "") for r in rows]
+right.set_xticks(positions, [textwrap.fill(name, 12) for name in names])
+right.set_ylabel("µs per gradient step (modelled)")
+right.set_title("Modelled: GPU computing (dark), launching and waiting (light)")
+fig.suptitle(f"Day 06's gradient, {N_ROWS:,} x {N_FEATURES}, float64 (modelled, "
+             "not measured)")
+show("09_chain_vs_fused_modelled", alt="Modelled microseconds per gradient "
+     "step, split into GPU computing and the rest, array chain against one "
+     "fused kernel: " + "; ".join(
+         f"{name.split(' (')[0].replace('NVIDIA ', '')} {a.seconds * 1e6:.1f} "
+         f"({a.device_busy_seconds * 1e6:.1f} computing) against "
+         f"{f.seconds * 1e6:.1f} ({f.device_busy_seconds * 1e6:.1f})"
+         for name, a, f in rows) + ".")
+
+# %% [markdown]
+# What the model charges, and what it leaves out:
+#
+# - The model (labelled modelled: no GPU measured these) charges each CuPy
+#   kernel the host cost measured per CuPy kernel on the recorded H200 run. No
+#   run has recorded a numba launch yet: the model assumes it costs the same
+#   (printed above), and `make gpu-check` now records it. It charges nothing for
+#   the atomics. On a GPU, atomic updates to one address are carried out one at
+#   a time (CUDA C++ Programming Guide, "Atomic Functions"), and here every
+#   thread adds into the same few numbers; we have no measurement of what that
+#   costs. A tuned kernel would first reduce in shared memory, as in Task 9.3,
+#   then issue one atomic per block and feature.
+# - The chart (modelled) shows where the difference comes from on
+#   each GPU: the chain's modelled time is mostly the host launching its seven
+#   kernels, which one kernel cuts; on the laptop GPU and the T4, whose float64
+#   arithmetic is slow, computing takes a larger share of what is left.
