@@ -222,12 +222,10 @@ submit(_got)
 #
 # Forward and backward cost a fixed number of launches *per step*, whatever the
 # batch holds. An epoch over 4,096 rows in batches of 32 is 128 steps; in
-# batches of 2,048 it is 2. Counted with your `train_step`, and modelled on two
-# GPUs with the host cost of the recorded H200 box's CPU (**modelled, not
-# measured**; the model's error on recorded runs is printed first):
+# batches of 2,048 it is 2. Counted with your `train_step` ("Going further"
+# models what each costs on two GPUs):
 
 # %%
-print(gpumodel.accuracy_for("pytorch loop"))
 X_big = torch.randn(4096, 5)
 y_big = torch.randn(4096, 1)
 batch_rows = []
@@ -242,45 +240,22 @@ for batch in (32, 128, 512, 2048):
                        y_big[start:start + batch])
 
     run = gpumodel.trace(epoch)
-    t4 = gpumodel.estimate(run, gpumodel.GPUS["t4"])
-    h200 = gpumodel.estimate(run, gpumodel.GPUS["h200"])
-    batch_rows.append((batch, run.launches, t4, h200))
-    print(f"batch {batch:>5}: {run.launches:>5} launches per epoch; modelled "
-          f"{t4.seconds * 1e3:6.2f} ms on a T4, {h200.seconds * 1e3:6.2f} ms on an "
-          f"H200, the H200 computing for {h200.device_busy_seconds * 1e3:.2f} ms of it")
+    batch_rows.append((batch, run.launches, run))
+    print(f"batch {batch:>5}: {run.launches:>5} launches per epoch")
 
-# Left: what the host is spared. Right: where a modelled epoch goes on the H200,
-# the GPU computing (dark) against the rest, the host launching (light).
-fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.8), layout="constrained")
+fig, ax = plt.subplots(figsize=(5.4, 3.8), layout="constrained")
 batches = [r[0] for r in batch_rows]
-left.plot(batches, [r[1] for r in batch_rows], "o-")
-left.set_xscale("log", base=2)
-left.set_yscale("log")
-left.set_xlabel("batch size (rows)")
-left.set_ylabel("kernel launches per epoch")
-left.set_title("Launches per epoch (counted)")
-busy = [r[3].device_busy_seconds * 1e3 for r in batch_rows]
-rest = [r[3].seconds * 1e3 - b for r, b in zip(batch_rows, busy)]
-where = range(len(batches))
-right.bar(where, busy, color="C0", label="the GPU computing")
-right.bar(where, rest, bottom=busy, color="C0", alpha=0.35,
-          label="the rest: the host queueing work")
-right.set_xticks(where, [str(b) for b in batches])
-right.set_xlabel("batch size (rows)")
-right.set_ylabel("ms per epoch on an H200 (modelled)")
-right.set_title("Where the epoch goes (modelled)")
-right.legend(fontsize="small")
-fig.suptitle("One epoch of 4,096 rows, by batch size")
+ax.plot(batches, [r[1] for r in batch_rows], "o-")
+ax.set_xscale("log", base=2)
+ax.set_yscale("log")
+ax.set_xlabel("batch size (rows)")
+ax.set_ylabel("kernel launches per epoch")
+ax.set_title("One epoch of 4,096 rows: launches by batch size (counted)")
 show("10_launches_per_epoch")
 
 # %% [markdown]
 # A larger batch also changes training (fewer, less noisy steps per epoch):
-# it is a trade, not a free win. The launch count is what the *host* is spared:
-# in the cost model of Day 03 (modelled), each operation costs the host the same
-# whatever the kernel computes (your CPU's share of the step, plus CUDA's cost
-# for the operation), so the two GPUs print the same time at every batch size
-# above: the host sets it, and the right panel shows the GPU idle for most of
-# each epoch.
+# it is a trade, not a free win. The launch count is what the *host* is spared.
 #
 # ## 2. `torch.compile` and CUDA graphs (shown, not graded)
 #
@@ -317,24 +292,9 @@ except Exception as exc:  # noqa: BLE001 - a missing C++ compiler, say
 # A **CUDA graph** records a whole step's launches once and replays them with
 # one launch (`torch.cuda.CUDAGraph` with the `torch.cuda.graph` context manager,
 # `torch.cuda.make_graphed_callables`, or `torch.compile(mode="reduce-overhead")`).
-# The GPU does the same work; the host queues one graph instead of every
-# kernel. Modelled for the lean step above: one launch from the host, then
-# every kernel's own device time back to back (**modelled, not measured**; a
-# replayed graph also needs fixed shapes and addresses, which the model does not
-# charge for):
-
-# %%
-print(gpumodel.accuracy_for("pytorch loop"))  # the step as launches
-print(gpumodel.accuracy_for("CUDA graph replay"))
-for key in ("t4", "h200"):
-    spec = gpumodel.GPUS[key]
-    one, replay = gpumodel.estimate(lean, spec), gpumodel.replayed(lean, spec)
-    print(f"{spec.name:>26}: {one.seconds * 1e6:6.1f} µs per step as "
-          f"{lean.launches} launches, {replay.seconds * 1e6:6.1f} µs as one graph, "
-          f"of which the kernels' device time {replay.device_busy_seconds * 1e6:.1f}"
-          " µs (modelled)")
-
-# %% [markdown]
+# The GPU does the same work; the host queues one graph instead of every kernel.
+# They need a GPU; "Going further" models what one saves.
+#
 # ## 3. Precision: float64, float32, bfloat16
 #
 # Fewer bits per number means less memory traffic and, on GPUs with the units
@@ -380,29 +340,6 @@ for name, results in runs.items():
           f"{gap:.2e} (RMS)")
 spread = max(m for m, _ in runs["float64"]) - min(m for m, _ in runs["float64"])
 print(f"spread of float64's test MSE across seeds: {spread:.3f}")
-
-# %% [markdown]
-# Timing the speed side needs a GPU; here it comes from spec sheets and a recorded
-# run. Spec sheets give FP64 at **1/64** of FP32 on NVIDIA's consumer Ampere cards
-# (the homework article's RTX 3050 Laptop) and **1/32** on the T4. Data-centre cards
-# (A100, H100, H200) run float64 *matrix products* on FP64 tensor cores, at about
-# their FP32 rate: the recorded H200 run (2026-11-30) took 17.05 ms for a float64
-# 8192 x 8192 product against 21.45 ms in float32 (PyTorch, TF32 off), **0.79x**.
-# The cost model, calibrated on that run, turns this into the time of a float64
-# matrix product (**modelled, not measured**):
-
-# %%
-matmul32 = gpumodel.Trace()
-matmul32.op("4096 x 4096 matmul", 2 * 4096**3, 3 * 4096**2 * 4, torch.float32)
-matmul64 = gpumodel.Trace()
-matmul64.op("4096 x 4096 matmul", 2 * 4096**3, 3 * 4096**2 * 8, torch.float64)
-print(gpumodel.accuracy_for("data-centre matmul"))  # the H200, A100, H100 rows
-print(gpumodel.accuracy_for("GeForce and T4 FP64"))
-for spec in gpumodel.GPUS.values():
-    t32 = gpumodel.estimate(matmul32, spec).seconds
-    t64 = gpumodel.estimate(matmul64, spec).seconds
-    print(f"{spec.name:>48}: float32 {t32 * 1e3:7.2f} ms, float64 {t64 * 1e3:8.2f} "
-          f"ms ({t64 / t32:4.1f}x), modelled")
 
 # %% [markdown]
 # ### Mixed precision: `torch.autocast` and `GradScaler`
@@ -741,3 +678,87 @@ else:
 # 3. Train with `amp_step` in float16 with the scaler disabled
 #    (`GradScaler("cpu", enabled=False)`) on inputs multiplied by 1e3. What
 #    happens to the weights, and why (range, not precision)?
+
+# %% [markdown]
+# ## Going further: launches, graphs and float64 on GPUs, modelled
+#
+# Everything above ran on your machine. This section turns the counts into times
+# on named GPUs with the course's cost model (Day 03), each printed beside the
+# model's recorded error for that kind of work, or the note that no recorded run
+# checks it. **Modelled, not measured.**
+#
+# **Batch size.** The epochs of section 1, on a T4 and an H200:
+
+# %% tags=["skip-grading"]
+print(gpumodel.accuracy_for("pytorch loop"))
+modelled_batches = []
+for batch, launches, run in batch_rows:
+    t4 = gpumodel.estimate(run, gpumodel.GPUS["t4"])
+    h200 = gpumodel.estimate(run, gpumodel.GPUS["h200"])
+    modelled_batches.append((batch, h200))
+    print(f"batch {batch:>5}: {launches:>5} launches; modelled {t4.seconds * 1e3:6.2f} "
+          f"ms on a T4, {h200.seconds * 1e3:6.2f} ms on an H200, the H200 computing "
+          f"for {h200.device_busy_seconds * 1e3:.2f} ms of it")
+fig, ax = plt.subplots(figsize=(5.4, 3.8), layout="constrained")
+busy = [h200.device_busy_seconds * 1e3 for _, h200 in modelled_batches]
+rest = [h200.seconds * 1e3 - b for (_, h200), b in zip(modelled_batches, busy)]
+where = range(len(modelled_batches))
+ax.bar(where, busy, color="C0", label="the GPU computing")
+ax.bar(where, rest, bottom=busy, color="C0", alpha=0.35,
+       label="the rest: the host queueing work")
+ax.set_xticks(where, [str(b) for b, _ in modelled_batches])
+ax.set_xlabel("batch size (rows)")
+ax.set_ylabel("ms per epoch on an H200 (modelled)")
+ax.set_title("Where a modelled epoch goes, by batch size")
+ax.legend(fontsize="small")
+show("10_epoch_modelled")
+
+# %% [markdown]
+# In the cost model each operation costs the host the same whatever the kernel
+# computes (the host's share of the step, plus CUDA's cost for the operation),
+# so the two GPUs print the same time at every batch size: the host sets it, and
+# the chart shows the GPU idle for most of each epoch (modelled).
+
+# %% [markdown]
+# **CUDA graphs.** A CUDA graph records a whole step's launches once and replays
+# them with one launch (`torch.cuda.CUDAGraph` with the `torch.cuda.graph` context
+# manager, `torch.cuda.make_graphed_callables`, or
+# `torch.compile(mode="reduce-overhead")`). The GPU does the same work; the host
+# queues one graph instead of every kernel. Modelled for the lean step above: one
+# launch from the host, then every kernel's own device time back to back
+# (**modelled, not measured**; a replayed graph also needs fixed shapes and
+# addresses, which the model does not charge for):
+
+# %% tags=["skip-grading"]
+print(gpumodel.accuracy_for("pytorch loop"))  # the step as launches
+print(gpumodel.accuracy_for("CUDA graph replay"))
+for key in ("t4", "h200"):
+    spec = gpumodel.GPUS[key]
+    one, replay = gpumodel.estimate(lean, spec), gpumodel.replayed(lean, spec)
+    print(f"{spec.name:>26}: {one.seconds * 1e6:6.1f} µs per step as "
+          f"{lean.launches} launches, {replay.seconds * 1e6:6.1f} µs as one graph, "
+          f"of which the kernels' device time {replay.device_busy_seconds * 1e6:.1f}"
+          " µs (modelled)")
+
+# %% [markdown]
+# **Float64.** Timing the speed side needs a GPU; here it comes from spec sheets and
+# a recorded run. Spec sheets give FP64 at **1/64** of FP32 on NVIDIA's consumer
+# Ampere cards (the homework article's RTX 3050 Laptop) and **1/32** on the T4.
+# Data-centre cards (A100, H100, H200) run float64 *matrix products* on FP64 tensor
+# cores, at about their FP32 rate: the recorded H200 run (2026-11-30) took 17.05 ms
+# for a float64 8192 x 8192 product against 21.45 ms in float32 (PyTorch, TF32 off),
+# **0.79x**. The cost model, calibrated on that run, turns this into the time of a
+# float64 matrix product (**modelled, not measured**):
+
+# %% tags=["skip-grading"]
+matmul32 = gpumodel.Trace()
+matmul32.op("4096 x 4096 matmul", 2 * 4096**3, 3 * 4096**2 * 4, torch.float32)
+matmul64 = gpumodel.Trace()
+matmul64.op("4096 x 4096 matmul", 2 * 4096**3, 3 * 4096**2 * 8, torch.float64)
+print(gpumodel.accuracy_for("data-centre matmul"))  # the H200, A100, H100 rows
+print(gpumodel.accuracy_for("GeForce and T4 FP64"))
+for spec in gpumodel.GPUS.values():
+    t32 = gpumodel.estimate(matmul32, spec).seconds
+    t64 = gpumodel.estimate(matmul64, spec).seconds
+    print(f"{spec.name:>48}: float32 {t32 * 1e3:7.2f} ms, float64 {t64 * 1e3:8.2f} "
+          f"ms ({t64 / t32:4.1f}x), modelled")
