@@ -490,74 +490,6 @@ ax.legend(fontsize="small")
 show("03_sync_variants")
 
 # %% [markdown]
-# ### See where the time goes: `torch.profiler`
-#
-# Counting syncs answers one question. To see every operation a step runs and
-# what each costs, profile it. `torch.profiler` records each PyTorch operation on
-# the CPU (on a GPU, with `ProfilerActivity.CUDA`, each kernel too), and
-# `record_function` names a stretch of your own code so that it shows as one
-# range. It runs on any machine:
-
-# %%
-from torch.profiler import ProfilerActivity, profile, record_function
-
-activities = [ProfilerActivity.CPU]
-if device.type == "cuda":
-    activities.append(ProfilerActivity.CUDA)
-model = make_model()
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-with profile(activities=activities) as prof:
-    for _ in range(20):
-        with record_function("forward"):
-            loss = nn.functional.cross_entropy(model(X), y)
-        with record_function("backward"):
-            optimizer.zero_grad()
-            loss.backward()
-        with record_function("step"):
-            optimizer.step()
-        with record_function("log"):
-            loss.item()
-print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=12))
-prof.export_chrome_trace("03_trace.json")
-print("trace written to 03_trace.json")
-
-# %% [markdown]
-# The table lists your four ranges and the operations inside them (`aten::addmm`
-# is a linear layer's product; `aten::item` the read of the loss; lines starting
-# `USDT:` or `STAGE:` are the profiler's own log of its start and stop). The trace file
-# draws the same run as a timeline: open it in Perfetto (https://ui.perfetto.dev,
-# "Open trace file"; it runs in your browser) or in Chrome at `chrome://tracing`.
-# On a GPU the trace has a row of CUDA kernels under the CPU's rows, and you can
-# see the GPU idle between tiny kernels while the CPU launches the next one.
-#
-# Three more GPU-only tools, for when you have one:
-#
-# - **NVTX ranges and Nsight Systems.** `torch.cuda.nvtx.range_push("step")` and
-#   `range_pop()` mark stretches that NVIDIA's Nsight Systems shows on its
-#   timeline: run `nsys profile -t cuda,nvtx -o day03 python 03_sync_trap.py` and
-#   open `day03.nsys-rep` in Nsight Systems. On PyTorch's CPU-only build
-#   `torch.cuda.nvtx` raises, so the cell below runs only on a GPU.
-# - **`torch.cuda.set_sync_debug_mode("warn")`**, met in section 2: a warning at
-#   every call that makes the host wait.
-# - **`CUDA_LAUNCH_BLOCKING=1`** (set before Python starts) makes every launch
-#   wait for its kernel. A CUDA error is otherwise reported by a later call;
-#   with it, by the line that caused it. It serialises everything, so never time
-#   with it.
-
-# %%
-if device.type == "cuda":
-    for epoch in range(3):
-        torch.cuda.nvtx.range_push(f"epoch {epoch}")
-        loss = nn.functional.cross_entropy(model(X), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        torch.cuda.nvtx.range_pop()
-    print("NVTX ranges sent: run this file under nsys to see them")
-else:
-    print("no GPU: NVTX ranges need CUDA (nsys shows them on a GPU machine)")
-
-# %% [markdown]
 # ## 5. An honest timer
 #
 # `torch.utils.benchmark.Timer` (section 1) does all of this for you, and so does
@@ -680,78 +612,184 @@ submit(_got)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 6. Where does the GPU overtake the CPU?
+# ## 6. See where the time goes: `torch.profiler`
+#
+# Counting syncs answers one question. To see every operation a step runs and
+# what each costs, profile it. `torch.profiler` records each PyTorch operation on
+# the CPU (on a GPU, with `ProfilerActivity.CUDA`, each kernel too), and
+# `record_function` names a stretch of your own code so that it shows as one
+# range. It runs on any machine:
+
+# %%
+from torch.profiler import ProfilerActivity, profile, record_function
+
+activities = [ProfilerActivity.CPU]
+if device.type == "cuda":
+    activities.append(ProfilerActivity.CUDA)
+model = make_model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+with profile(activities=activities) as prof:
+    for _ in range(20):
+        with record_function("forward"):
+            loss = nn.functional.cross_entropy(model(X), y)
+        with record_function("backward"):
+            optimizer.zero_grad()
+            loss.backward()
+        with record_function("step"):
+            optimizer.step()
+        with record_function("log"):
+            loss.item()
+print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=12))
+prof.export_chrome_trace("03_trace.json")
+print("trace written to 03_trace.json")
+
+# %% [markdown]
+# The table lists your four ranges and the operations inside them (`aten::addmm`
+# is a linear layer's product; `aten::item` the read of the loss; lines starting
+# `USDT:` or `STAGE:` are the profiler's own log of its start and stop). The trace file
+# draws the same run as a timeline: open it in Perfetto (https://ui.perfetto.dev,
+# "Open trace file"; it runs in your browser) or in Chrome at `chrome://tracing`.
+# On a GPU the trace has a row of CUDA kernels under the CPU's rows, and you can
+# see the GPU idle between tiny kernels while the CPU launches the next one.
+#
+# Three more GPU-only tools, for when you have one:
+#
+# - **NVTX ranges and Nsight Systems.** `torch.cuda.nvtx.range_push("step")` and
+#   `range_pop()` mark stretches that NVIDIA's Nsight Systems shows on its
+#   timeline: run `nsys profile -t cuda,nvtx -o day03 python 03_sync_trap.py` and
+#   open `day03.nsys-rep` in Nsight Systems. On PyTorch's CPU-only build
+#   `torch.cuda.nvtx` raises, so the cell below runs only on a GPU.
+# - **`torch.cuda.set_sync_debug_mode("warn")`**, met in section 2: a warning at
+#   every call that makes the host wait.
+# - **`CUDA_LAUNCH_BLOCKING=1`** (set before Python starts) makes every launch
+#   wait for its kernel. A CUDA error is otherwise reported by a later call;
+#   with it, by the line that caused it. It serialises everything, so never time
+#   with it.
+
+# %%
+if device.type == "cuda":
+    for epoch in range(3):
+        torch.cuda.nvtx.range_push(f"epoch {epoch}")
+        loss = nn.functional.cross_entropy(model(X), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        torch.cuda.nvtx.range_pop()
+    print("NVTX ranges sent: run this file under nsys to see them")
+else:
+    print("no GPU: NVTX ranges need CUDA (nsys shows them on a GPU machine)")
+
+# %% [markdown]
+# ### Task 3.4 - `op_counts`
+#
+# Counting calls is the profiler's simplest use and a useful one: `aten::item` is
+# one `.item()`, so its count is the number of times the loop made the host wait.
+# `logged_run` (given) builds a workload to profile: an Iris training run that
+# reads the loss every `log_every` epochs.
+
+# %%
+def logged_run(num_epochs, log_every, seed=0):
+    """A function that trains a fresh MLP for num_epochs epochs, reading the loss
+    with .item() every log_every epochs (a workload to profile)."""
+    def run():
+        model = make_model(seed)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(num_epochs):
+            loss = nn.functional.cross_entropy(model(X), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if (epoch + 1) % log_every == 0:
+                loss.item()
+    return run
+
+
+class CountedCalls:
+    """Wraps a function and counts its calls (Day 04's __call__)."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, 0
+
+    def __call__(self):
+        self.calls += 1
+        return self.fn()
+
+
+# %% nbgrader={"grade_id": "03-ops", "solution": true}
+def op_counts(fn):
+    """Call fn() once under torch.profiler.profile (CPU activity) and count the
+    PyTorch operators it ran.
+
+    Returns:
+        A dict {name: calls} with one entry for every operator whose name starts
+        with "aten::", its number of calls as an int (the `count` of its row in
+        prof.key_averages()). Nothing else: no ranges, no other events.
+    """
+    # Hint: {event.key: event.count for event in prof.key_averages() if ...}
+    ### BEGIN SOLUTION
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        fn()
+    return {
+        event.key: event.count
+        for event in prof.key_averages()
+        if event.key.startswith("aten::")
+    }
+    ### END SOLUTION
+
+
+for every in (1, 10, 50):
+    counts = op_counts(logged_run(50, every))
+    print(f"log_every={every:2d}: aten::item called {counts.get('aten::item', 0)} "
+          f"times, aten::addmm {counts.get('aten::addmm', 0)} times")
+
+# %% nbgrader={"grade": true, "grade_id": "03-ops-test", "points": 1}
+"""op_counts calls fn once and counts the aten operators it ran."""
+counted = CountedCalls(logged_run(6, 2))
+counts = op_counts(counted)
+check_type(counts, dict, "op_counts(...)")
+check_equal(counted.calls, 1, "calls of fn (profile one run)")
+strays = [name for name in counts if not str(name).startswith("aten::")]
+assert not strays, f"keep only the aten:: operators; also found {strays[:3]}"
+check_equal(counts.get("aten::item"), 3, "aten::item calls for 6 epochs, log_every=2")
+check_equal(counts.get("aten::addmm"), 12,
+            "aten::addmm calls (two linear layers, 6 epochs)")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "03-ops-hidden-test", "points": 2}
+"""op_counts matches the reference on several workloads (hidden)."""
+check_type(op_counts(logged_run(1, 1)), dict, "op_counts(...)")
+### BEGIN HIDDEN TESTS
+from course.results import outcome, submit
+
+_got = {}
+for _epochs, _every, _seed in ((5, 1, 0), (8, 3, 1), (4, 5, 2), (0, 1, 3)):
+    _counted = CountedCalls(logged_run(_epochs, _every, _seed))
+    _label = f"op_counts(logged_run({_epochs}, {_every}))"
+    _got[_label] = outcome(op_counts, _counted)
+    _got[f"{_label}: calls of fn"] = _counted.calls
+submit(_got)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 7. Where does the GPU overtake the CPU?
 #
 # A GPU pays a fixed price for every operation (launching a kernel: 6.5 µs per
 # queued operation, 13.2 µs with a synchronise after each, recorded on an NVIDIA
 # H200, 2026-11-30) and then computes very fast. For tiny problems the fixed price
 # dominates and the CPU wins; for large ones the GPU wins. The *crossover* is the
 # size from which the GPU stays ahead.
-#
-# ### Task 3.4 - `crossover_size`
 
-# %% nbgrader={"grade_id": "03-crossover", "solution": true}
+# %%
 def crossover_size(sizes, cpu_times, gpu_times):
-    """Return the smallest size from which the GPU is faster at every larger size.
-
-    Args:
-        sizes: problem sizes (any order, no duplicates); cpu_times and gpu_times:
-            the time for each size, in the same order as `sizes`.
-
-    Returns:
-        The smallest size s such that gpu_time < cpu_time for s and for every
-        size larger than s (an int; a NumPy integer counts as one, as in every
-        check of the course); None if the GPU is not faster at the largest size.
-
-    Raises:
-        ValueError: the three sequences differ in length or are empty.
-    """
-    # Hint: sort by size, then walk from the largest size down.
-    ### BEGIN SOLUTION
-    if not len(sizes) == len(cpu_times) == len(gpu_times) or len(sizes) == 0:
-        raise ValueError("sizes, cpu_times and gpu_times must be non-empty and "
-                         "of equal length")
-    rows = sorted(zip(sizes, cpu_times, gpu_times))
+    """The smallest size from which the GPU is faster at every larger size
+    (None if it is not faster at the largest)."""
     answer = None
-    for size, cpu, gpu in reversed(rows):
-        if gpu < cpu:
-            answer = size
-        else:
+    for size, cpu, gpu in sorted(zip(sizes, cpu_times, gpu_times), reverse=True):
+        if gpu >= cpu:
             break
+        answer = size
     return answer
-    ### END SOLUTION
 
-
-print(crossover_size([10, 100, 1000], [1.0, 2.0, 30.0], [5.0, 2.5, 3.0]))
-
-# %% nbgrader={"grade": true, "grade_id": "03-crossover-test", "points": 1}
-"""crossover_size finds a simple crossover and returns None without one."""
-check_equal(crossover_size([1, 2, 3], [1, 5, 9], [4, 4, 4]), 2, "simple crossover")
-check_equal(crossover_size([1, 2], [1, 1], [2, 2]), None, "GPU never faster")
-print("Visible tests passed.")
-
-# %% nbgrader={"grade": true, "grade_id": "03-crossover-hidden-test", "points": 2}
-"""crossover_size matches the reference on random sweeps and bad input (hidden)."""
-check_equal(crossover_size([5], [2.0], [1.0]), 5, "one size")
-### BEGIN HIDDEN TESTS
-from course.results import outcome, submit
-
-_rng = np.random.default_rng(3)
-_got = {}
-for _trial in range(40):
-    _n = int(_rng.integers(1, 9))
-    _sizes = [int(s) for s in _rng.choice(np.arange(1, 10_000), _n, replace=False)]
-    _cpu = [float(v) for v in _rng.random(_n)]
-    _gpu = [float(v) for v in _rng.random(_n)]
-    _label = f"crossover_size({_sizes}, {_cpu}, {_gpu})"
-    _got[_label] = outcome(crossover_size, _sizes, _cpu, _gpu)
-# A dip back below the CPU at one size means the GPU is not ahead from there on.
-_got["dip"] = outcome(crossover_size, [1, 2, 3, 4], [5, 5, 1, 5], [1, 1, 2, 1])
-_got["unsorted"] = outcome(crossover_size, [4, 1, 3, 2], [5, 1, 5, 1], [1, 2, 1, 2])
-for _bad in (([], [], []), ([1, 2], [1.0], [1.0, 2.0])):
-    _got[f"crossover_size{_bad}"] = outcome(crossover_size, *_bad)
-submit(_got)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # ### The sweep

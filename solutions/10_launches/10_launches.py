@@ -255,7 +255,8 @@ show("10_launches_per_epoch")
 
 # %% [markdown]
 # A larger batch also changes training (fewer, less noisy steps per epoch):
-# it is a trade, not a free win. The launch count is what the *host* is spared.
+# it is a trade, not a free win. The launch counts printed above are what the *host*
+# is spared.
 #
 # ## 2. `torch.compile` and CUDA graphs (shown, not graded)
 #

@@ -5,7 +5,7 @@ ends; the right answers keep their points.
 """
 # score: 12
 # review: yes
-# %% 03-crossover
+# %% 03-ops
 import os
 
 # <reference>
