@@ -32,10 +32,12 @@ there; reading a host tensor (``.item()`` of it) counts nothing; and
 home. Writing a device value into a host tensor (``host[i] = loss``,
 ``host.copy_(loss)``) is a copy home: one synchronisation.
 
-A copy home with ``non_blocking=True`` is queued, not a sync, and its host
-tensor holds its values only after the next wait (a counted sync,
-``torch.cuda.synchronize()``, :func:`course.timing.synchronize`): see
-:meth:`SyncCounter.unfinished` and :attr:`SyncCounter.early_reads`.
+An explicit wait (``torch.cuda.synchronize()``, :func:`course.timing.synchronize`)
+is one synchronisation too. A copy home with ``non_blocking=True``
+(``t.to("cpu", non_blocking=True)``, or ``copy_`` into pinned memory) is
+queued, not a sync, and its host tensor holds its values only after the next
+synchronisation: see :meth:`SyncCounter.unfinished` and
+:attr:`SyncCounter.early_reads`.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from typing import Any
 import torch
 
 from course.devicecalls import caller
-from course.transfers import StoreWindow
+from course.transfers import StoreWindow, host_target, non_blocking, pinned
 
 #: Tensor methods that hand a value to Python: one sync when the tensor is on
 #: the device. ``__array__`` is ``numpy.asarray(t)``; ``__contains__`` (``x in
@@ -82,26 +84,6 @@ def _tensors(value: Any) -> list[torch.Tensor]:
     return []
 
 
-def _non_blocking(args: tuple, kwargs: dict) -> bool:
-    """Whether a ``.to(...)`` or ``.copy_(...)`` call asks for a queued copy."""
-    if "non_blocking" in kwargs:
-        return bool(kwargs["non_blocking"])
-    return any(arg is True for arg in args)
-
-
-def _host_target(args: tuple, kwargs: dict, simulated: bool) -> bool | None:
-    """Whether ``.to(...)``'s arguments name the host (True), a device (False),
-    or no device at all (None: a dtype, say). The string ``"cpu"`` names the
-    host; on a simulated GPU a ``torch.device`` object is the lesson's
-    ``device``, which stands for the GPU there."""
-    target = kwargs.get("device", args[0] if args else None)
-    if isinstance(target, str):
-        return torch.device(target).type == "cpu"
-    if isinstance(target, torch.device):
-        return not simulated and target.type == "cpu"
-    return None
-
-
 class _Watch(torch.overrides.TorchFunctionMode):
     """The counter's eyes on torch: every call in the block passes here."""
 
@@ -113,15 +95,16 @@ class _Watch(torch.overrides.TorchFunctionMode):
         kwargs = kwargs or {}
         counter, name = self.counter, getattr(func, "__name__", "")
         first = args[0] if args else None
-        if name not in _NOT_READS:
-            counter._check_finished(name, _tensors(args) + _tensors(kwargs))
+        read = args[1:] if name in _TORCH_WRITES else args  # a write reads its source
+        if name not in _NOT_READS or name in _TORCH_WRITES:
+            counter._check_finished(name, _tensors(read) + _tensors(kwargs))
         if name in _TORCH_READS and isinstance(first, torch.Tensor):
             if counter.on_device(first):
                 counter._record(f"Tensor.{name}", first)
             return func(*args, **kwargs)
         if name in ("cpu", "to") and isinstance(first, torch.Tensor):
-            home = name == "cpu" or _host_target(args[1:], kwargs, counter.simulated)
-            queued = home and counter.on_device(first) and _non_blocking(args, kwargs)
+            home = name == "cpu" or host_target(args[1:], kwargs, counter.simulated)
+            queued = home and counter.on_device(first) and non_blocking(args, kwargs)
             if home and counter.on_device(first) and not queued:
                 op = "Tensor.cpu" if name == "cpu" else "Tensor.to(cpu)"
                 counter._record(op, first)
@@ -132,7 +115,9 @@ class _Watch(torch.overrides.TorchFunctionMode):
         if name in _TORCH_WRITES and isinstance(first, torch.Tensor):
             source = [t for t in _tensors(args[1:]) if counter.on_device(t)]
             into_host = bool(source) and not counter.on_device(first)
-            queued = into_host and _non_blocking(args[2:], kwargs)
+            # queued only into pinned memory (a pageable target waits: CUDA's
+            # rule), so never on a machine without a GPU
+            queued = into_host and non_blocking(args[2:], kwargs) and pinned(first)
             if into_host and not queued:
                 counter._record(f"Tensor.{name} (device to host)", source[0])
             out = func(*args, **kwargs)
@@ -157,11 +142,14 @@ def _tag(tensor: torch.Tensor, name: str = _HOST_TAG, value: Any = True) -> None
         pass
 
 
-def note_wait() -> None:
-    """The host waited for the device (``synchronize``): every queued copy
-    has arrived, for each counter in use."""
+def note_wait(op: str, device_wait: bool = True) -> None:
+    """The host waited for the device (``op``: a ``synchronize``): one
+    synchronisation, after which every queued copy has arrived, for each
+    counter in use. ``device_wait`` False: a CPU's no-op wait, counted only
+    where the counter plays a GPU."""
     for counter in list(SyncCounter._active):
-        counter._waits += 1
+        if device_wait or counter.simulated:
+            counter._record(op, None)
 
 
 #: ``cupy.ndarray`` methods that copy to the host (those a CuPy lacks are skipped).
@@ -375,13 +363,16 @@ class SyncCounter:
         torch.from_numpy = from_numpy
 
     def _patch_waits(self) -> None:
-        """``torch.cuda.synchronize()`` waits for every queued copy."""
+        """``torch.cuda.synchronize()`` is one synchronisation; on a
+        simulated GPU it only counts (a CPU build has no CUDA to wait for)."""
         original = torch.cuda.synchronize
+        simulated = self.simulated
 
         @functools.wraps(original)
         def synchronize(*args: Any, **kwargs: Any) -> None:
-            original(*args, **kwargs)
-            note_wait()
+            if not simulated:
+                original(*args, **kwargs)
+            note_wait("torch.cuda.synchronize")
 
         self._patches.append((torch.cuda, "synchronize", original, True))
         torch.cuda.synchronize = synchronize

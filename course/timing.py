@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-def _waited() -> None:
-    """Tell a :class:`course.sync.SyncCounter` in use that the host waited
-    (a queued copy home has arrived: the simulated GPU's rule too)."""
+def _waited(device: Any) -> None:
+    """Tell a :class:`course.sync.SyncCounter` in use that the host waited: one
+    synchronisation (a CPU's wait counts only where the counter plays a GPU)."""
     sync = sys.modules.get("course.sync")
     if sync is not None:
-        sync.note_wait()
+        on_cpu = isinstance(device, str) and device.split(":")[0] == "cpu"
+        on_cpu = on_cpu or getattr(device, "type", None) == "cpu"
+        sync.note_wait("synchronize", device_wait=not on_cpu)
 
 
 def synchronize(device: Any = None) -> None:
@@ -42,7 +44,7 @@ def synchronize(device: Any = None) -> None:
     """
     if device is None:
         return
-    _waited()
+    _waited(device)
     sync_method = getattr(device, "synchronize", None)
     if callable(sync_method):
         sync_method()

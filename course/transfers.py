@@ -137,4 +137,44 @@ class TransferCounter:
         self._window.close()
 
 
-__all__ = ["StoreWindow", "Transfer", "TransferCounter"]
+# Where a torch copy goes, and whether it is queued: read by course.sync.
+
+
+def non_blocking(args: tuple, kwargs: dict) -> bool:
+    """Whether a ``.to(...)`` or ``.copy_(...)`` call asks for a queued copy."""
+    if "non_blocking" in kwargs:
+        return bool(kwargs["non_blocking"])
+    return any(arg is True for arg in args)
+
+
+def pinned(tensor: Any) -> bool:
+    """Whether a host tensor is in pinned (page-locked) memory."""
+    try:
+        return tensor.is_pinned()
+    except RuntimeError:  # no accelerator to ask
+        return False
+
+
+def host_target(args: tuple, kwargs: dict, simulated: bool) -> bool | None:
+    """Whether ``.to(...)``'s arguments name the host (True), a device (False),
+    or no device at all (None: a dtype, say). The string ``"cpu"`` names the
+    host; on a simulated GPU a ``torch.device`` object is the lesson's
+    ``device``, which stands for the GPU there."""
+    import torch
+
+    target = kwargs.get("device", args[0] if args else None)
+    if isinstance(target, str):
+        return torch.device(target).type == "cpu"
+    if isinstance(target, torch.device):
+        return not simulated and target.type == "cpu"
+    return None
+
+
+__all__ = [
+    "host_target",
+    "non_blocking",
+    "pinned",
+    "StoreWindow",
+    "Transfer",
+    "TransferCounter",
+]

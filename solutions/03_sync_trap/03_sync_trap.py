@@ -143,7 +143,8 @@ show("03_three_timings")
 #
 # You will rarely write this timer yourself (though Task 3.3 has you write one
 # once). `torch.utils.benchmark.Timer` warms up, synchronises CUDA before and
-# after, repeats until the measurement is stable, and reports the median and the
+# after each measurement, repeats (`blocked_autorange` for a set time;
+# `adaptive_autorange` until the spread settles), and reports the median and the
 # interquartile range; it runs on any machine. For CuPy code,
 # `cupyx.profiler.benchmark(fn, n_repeat=...)` does the same and reports the
 # CPU and the GPU time apart (it needs CuPy and a GPU). On a GPU, two
@@ -224,15 +225,16 @@ if torch.cuda.is_available():
 # %% [markdown]
 # ### A copy home that does not wait, and when you may read it
 #
-# `t.to("cpu", non_blocking=True)` (and `host.copy_(t, non_blocking=True)`)
-# queues the copy and returns at once: no synchronisation. The host tensor it
-# returns exists, but **its values are not there yet**: until the host waits for
-# the GPU (`torch.cuda.synchronize()`, a CUDA event's `synchronize()`, or any
-# synchronising call), reading it gives whatever the memory held. The rule:
-# queue the copies, synchronise once, then read. `SyncCounter` keeps that rule
-# on a CPU too: `syncs.unfinished(t)` says a copy has not been waited for, and
-# `syncs.early_reads` lists each read that came too early (`synchronize(device)`
-# from `course.timing` is the wait that works on every machine).
+# `t.to("cpu", non_blocking=True)` (and `host.copy_(t, non_blocking=True)` into
+# pinned memory) queues the copy and returns at once: no synchronisation. The host
+# tensor it returns exists, but **its values are not there yet**: until the host
+# waits for the GPU (`torch.cuda.synchronize()`, or any synchronising call), reading
+# it gives whatever the memory held. (A `copy_` into ordinary, pageable memory waits
+# for the copy instead.) The rule: queue the copies, synchronise once, then read.
+# `SyncCounter` keeps that rule on a CPU too: `syncs.unfinished(t)` says a copy has
+# not been waited for, and `syncs.early_reads` lists each read that came too early
+# (`synchronize(device)` from `course.timing` is the wait that works on every
+# machine).
 
 # %%
 losses = [t[:100].sum(), t[100:].sum()]
@@ -441,11 +443,11 @@ for name, run in variants.items():
     with SyncCounter() as syncs:
         run(make_model())
     sync_counts[name] = syncs.count
-timed, ratios = compare(
+timings, ratios = compare(
     {name: lambda run=run: run(make_model()) for name, run in variants.items()},
     "history on device", device, seconds=20, min_rounds=5)
 per_epoch = {name: replace(result, times=tuple(t / NUM_EPOCHS for t in result.times))
-             for name, result in timed.items()}
+             for name, result in timings.items()}
 for name, result in per_epoch.items():
     q1, q3 = result.quartiles
     print(f"{name:>20}: {result.median * 1e6:8.1f} µs/epoch (quartiles "
@@ -683,7 +685,9 @@ else:
 # ### Task 3.4 - `op_counts`
 #
 # Counting calls is the profiler's simplest use and a useful one: `aten::item` is
-# one `.item()`, so its count is the number of times the loop made the host wait.
+# one `.item()`, so in a loop whose only read is `.item()` (like the one below) its
+# count is the number of times the loop made the host wait on a GPU. Other reads
+# show as other operators (`.cpu()` as `aten::_to_copy`, for example).
 # `logged_run` (given) builds a workload to profile: an Iris training run that
 # reads the loss every `log_every` epochs.
 

@@ -352,9 +352,10 @@ print(f"spread of float64's test MSE across seeds: {spread:.3f}")
 # such as the loss stay in float32 (PyTorch documentation, "Automatic Mixed
 # Precision package - torch.amp").
 #
-# - **bfloat16** has float32's exponent range, so gradients neither underflow
-#   nor overflow: autocast alone is enough. GPUs of compute capability 8.0 and
-#   later have bfloat16 tensor cores, and CPUs run it too (as this notebook does).
+# - **bfloat16** has float32's exponent range, so gradients underflow and overflow
+#   no more often than in float32: autocast alone is enough. GPUs of compute
+#   capability 8.0 and later have bfloat16 tensor cores, and CPUs run it too (as
+#   this notebook does).
 # - **float16** has 5 exponent bits: small gradients flush to zero and large
 #   values overflow to inf. It needs *loss scaling*: `torch.amp.GradScaler`
 #   multiplies the loss by a large factor before `backward()`, divides the
@@ -371,7 +372,9 @@ print(f"spread of float64's test MSE across seeds: {spread:.3f}")
 # %%
 def pick_amp(device):
     """(autocast dtype, whether a GradScaler is needed) for training on `device`;
-    (None, False) where mixed precision does not pay: train in float32."""
+    (None, False): train in float32. On the CPU it answers bfloat16 so that this
+    lesson can run autocast; there it is often slower than float32 unless the CPU
+    has bfloat16 instructions (AVX512-BF16, AMX)."""
     device = torch.device(device)
     if device.type == "cuda":
         major, _ = torch.cuda.get_device_capability(device)
@@ -756,7 +759,7 @@ matmul32 = gpumodel.Trace()
 matmul32.op("4096 x 4096 matmul", 2 * 4096**3, 3 * 4096**2 * 4, torch.float32)
 matmul64 = gpumodel.Trace()
 matmul64.op("4096 x 4096 matmul", 2 * 4096**3, 3 * 4096**2 * 8, torch.float64)
-print(gpumodel.accuracy_for("data-centre matmul"))  # the H200, A100, H100 rows
+print(gpumodel.accuracy_for("data-centre matmul"))  # the recorded H200 rows
 print(gpumodel.accuracy_for("GeForce and T4 FP64"))
 for spec in gpumodel.GPUS.values():
     t32 = gpumodel.estimate(matmul32, spec).seconds

@@ -149,12 +149,29 @@ def test_the_steady_host_cost_prices_a_step_in_recorded_adds():
     from course.gpumodel import recorded_add_us, steady_host_cost
 
     assert recorded_add_us() == pytest.approx(2.880013, rel=1e-6)  # the bench's row
-    x = torch.zeros(16)
+    x = torch.zeros(1)
 
-    def thousand_adds():
-        for _ in range(1000):
-            x.add_(1.0)
+    def adds(count):
+        def run():
+            for _ in range(count):
+                x.add_(1)
 
-    # the yardstick against itself: a ratio near 1, whatever this machine's load
-    cost = steady_host_cost(thousand_adds, rounds=5)
-    assert 0.5 < cost / (1000 * recorded_add_us() * 1e-6) < 2.0
+        return run
+
+    # a ratio, not a time: 4,000 adds priced as about 4,000 recorded adds, and
+    # twice 1,000 adds' price, whatever this machine's speed or load
+    four = steady_host_cost(adds(4000), rounds=5) / (recorded_add_us() * 1e-6)
+    one = steady_host_cost(adds(1000), rounds=5) / (recorded_add_us() * 1e-6)
+    assert 2000 < four < 8000
+    assert 2.0 < four / one < 8.0
+
+
+def test_each_kind_of_modelled_work_says_how_it_was_checked():
+    from course.gpumodel import UNCHECKED, accuracy_for
+
+    assert "each predicted without its own experiment" in accuracy_for("pytorch loop")
+    assert "in sample" in accuracy_for("cupy loop")
+    for kind in UNCHECKED:
+        assert accuracy_for(kind).endswith("not checked against a recorded run")
+    with pytest.raises(ValueError, match="pytorch loop"):
+        accuracy_for("pytorch loops")

@@ -231,20 +231,31 @@ def test_a_non_blocking_copy_home_is_queued_and_unreadable_until_a_wait():
         assert not syncs.on_device(home)
         home.tolist()  # read before any wait: on a GPU, whatever memory held
         assert [e.op for e in syncs.early_reads] == ["torch tolist"]
-        synchronize("cpu")  # the simulated GPU's wait
-        assert not syncs.unfinished(home)
+        synchronize("cpu")  # the simulated GPU's wait: one synchronisation
+        assert syncs.count == 1 and not syncs.unfinished(home)
         home.tolist()
+        torch.zeros(3).copy_(home)  # a copy reads its source: in time now
         assert len(syncs.early_reads) == 1
 
 
-def test_any_sync_or_copy_into_host_memory_follows_the_same_rule():
+def test_explicit_waits_count_and_a_copy_into_pageable_memory_waits():
     device_values = torch.arange(3.0)
     with SyncCounter(simulate=True) as syncs:
-        host = torch.empty(3)
+        torch.cuda.synchronize()  # counted; no CUDA is asked on a simulated GPU
+        assert syncs.by_op() == {"torch.cuda.synchronize": 1}
+        host = torch.empty(3)  # pageable: a non_blocking copy_ still waits
         host.copy_(device_values, non_blocking=True)
-        assert syncs.unfinished(host) and syncs.count == 0
-        device_values.sum().item()  # a sync waits for everything queued before it
-        assert not syncs.unfinished(host) and syncs.count == 1
-        host.copy_(device_values)  # a blocking copy home: one sync, ready at once
         assert syncs.count == 2 and not syncs.unfinished(host)
-        assert syncs.early_reads == []
+        queued = device_values.to("cpu", non_blocking=True)
+        torch.empty(3).copy_(queued)  # copying an unfinished copy reads it early
+        assert [e.op for e in syncs.early_reads] == ["torch copy_"]
+        device_values.sum().item()  # any sync waits for everything queued
+        assert not syncs.unfinished(queued)
+
+
+def test_a_cpu_wait_is_no_sync_where_the_counter_plays_no_gpu():
+    from course.timing import synchronize
+
+    with SyncCounter(simulate=False) as syncs:
+        synchronize("cpu")
+    assert syncs.count == 0
