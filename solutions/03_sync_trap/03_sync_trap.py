@@ -647,8 +647,7 @@ print("trace written to 03_trace.json")
 
 # %% [markdown]
 # The table lists your four ranges and the operations inside them (`aten::addmm`
-# is a linear layer's product; `aten::item` the read of the loss; lines starting
-# `USDT:` or `STAGE:` are the profiler's own log of its start and stop). The trace file
+# is a linear layer's product; `aten::item` the read of the loss). The trace file
 # draws the same run as a timeline: open it in Perfetto (https://ui.perfetto.dev,
 # "Open trace file"; it runs in your browser) or in Chrome at `chrome://tracing`.
 # On a GPU the trace has a row of CUDA kernels under the CPU's rows, and you can

@@ -250,7 +250,7 @@ ax.set_xscale("log", base=2)
 ax.set_yscale("log")
 ax.set_xlabel("batch size (rows)")
 ax.set_ylabel("kernel launches per epoch")
-ax.set_title("One epoch of 4,096 rows: launches by batch size (counted)")
+ax.set_title("Launches per epoch of 4,096 rows (counted)")
 show("10_launches_per_epoch")
 
 # %% [markdown]
