@@ -52,7 +52,6 @@ class ProbeError(RuntimeError):
 HELPERS: dict[str, dict[str, str]] = {
     "01_devices": {
         "01-pick-device": "from course.devices import pick_device",
-        "01-describe-device": "from course.devices import describe_device",
     },
     "02_migration": {
         "02-to-device": "from course.fakecupy import to_device",

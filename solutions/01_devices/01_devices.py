@@ -20,10 +20,12 @@
 # - ask PyTorch which devices exist: `torch.cuda.is_available()`, `torch.device`,
 #   device names, properties and memory;
 # - write device selection with a CPU fallback, so one notebook runs anywhere;
-# - size a problem to the memory a device has left;
+# - tell how much GPU memory your process can still use (the allocator's cache
+#   included) and how much training a model needs, sizing models you could never
+#   allocate on the `meta` device;
 # - read the environment report of `course doctor`.
 #
-# **Time.** About 25 minutes of reading and 40 minutes of exercises (4 tasks).
+# **Time.** About 30 minutes of reading and 40 minutes of exercises (4 tasks).
 #
 # **How your work is checked.** Each task has a *visible* test right below it:
 # run it, and a failure says what to fix. Grading (and `course check
@@ -36,19 +38,20 @@
 # are exercised with a *simulated* GPU.
 
 # %%
-import os
 import time
 
 import numpy as np
 import torch
+from torch import nn
 
-from course.checks import check_close, check_equal, check_keys, check_type
-from course.devices import choose_device, cupy_status
+from course.checks import check_equal, check_type
+from course.devices import choose_device, cupy_status, describe_device
 from course.doctor import doctor_text
 from course.plots import plot_timings, show
 from course.simulate import FakeGPU, simulate_hardware
 from course.timing import benchmark
 
+GIB = 1024**3  # bytes in a GiB
 print(f"torch {torch.__version__}, numpy {np.__version__}")
 
 # %% [markdown]
@@ -216,17 +219,42 @@ submit(_got)
 # an object with `.name`, `.total_memory` (bytes), `.major`, `.minor` and
 # `.multi_processor_count` (the number of streaming multiprocessors, each a group
 # of simple cores). Unlike the questions above, it needs a CUDA device: without
-# one it raises, so ask only for a `"cuda"` device.
+# one it raises, so ask only for a `"cuda"` device. The course's `describe_device`
+# reads them for you; on a laptop, a simulated GPU shows what a real one reports:
+
+# %%
+print(describe_device(device))
+with simulate_hardware(gpus=[FakeGPU()]):
+    props = torch.cuda.get_device_properties(0)
+    print("Simulated:", props.name, f"{props.total_memory / 1024**3:.0f} GiB,",
+          f"compute capability {props.major}.{props.minor},",
+          f"{props.multi_processor_count} multiprocessors")
+
+# %% [markdown]
+# ## 5. How much memory can I still use?
 #
-# ### Task 1.2 - `describe_device`
+# Total memory is what the card has. `torch.cuda.mem_get_info(i)` returns
+# `(free_bytes, total_bytes)`: *free* is what no one holds yet, after the driver,
+# other programs and this process have taken their share. But part of this
+# process's share is still yours. PyTorch's caching allocator keeps the blocks of
+# freed tensors for reuse instead of handing them back to the driver, so
+#
+# - `torch.cuda.memory_allocated(i)` is the bytes held by live tensors;
+# - `torch.cuda.memory_reserved(i)` is the bytes the allocator holds, live tensors
+#   and its cache together;
+# - `memory_reserved(i) - memory_allocated(i)` is free for *this* process's next
+#   tensors, though not for anyone else (PyTorch documentation, "CUDA semantics",
+#   memory management; `torch.cuda.empty_cache()` hands it back to the driver).
+#
+# So after a big tensor is deleted, `mem_get_info` does not report its memory as
+# free, yet your next tensor of that size fits. `torch.cuda.memory_summary()`
+# prints the allocator's whole table when you need more.
+#
+# ### Task 1.2 - `usable_memory`
 
-# %% nbgrader={"grade_id": "01-describe-device", "solution": true}
-DESCRIPTION_KEYS = ("type", "name", "total_memory_gb", "compute_capability",
-                    "multiprocessors")
-
-
-def describe_device(device):
-    """Describe a device as a dict with exactly the keys in DESCRIPTION_KEYS.
+# %% nbgrader={"grade_id": "01-usable-memory", "solution": true}
+def usable_memory(device):
+    """Return how many bytes of new tensors this process can still put on device.
 
     Args:
         device: a torch.device or a string such as "cpu", "cuda", "cuda:1", "mps".
@@ -234,174 +262,257 @@ def describe_device(device):
             (torch.cuda.current_device(), GPU 0 unless changed).
 
     Returns:
-        dict with
-        - "type": the device type as a string ("cuda", "mps" or "cpu");
-        - "name": for CUDA, the properties' .name; "Apple GPU" for MPS;
-          f"CPU ({os.cpu_count()} cores)" for the CPU;
-        - "total_memory_gb": CUDA only: total_memory / 1024**3 rounded to 1
-          decimal (a float); None otherwise;
-        - "compute_capability": CUDA only: "major.minor" as a string, e.g. "9.0";
-          None otherwise;
-        - "multiprocessors": CUDA only: multi_processor_count (an int); None
-          otherwise.
+        For a CUDA device with index i: an int, the free bytes from
+        torch.cuda.mem_get_info(i) plus the allocator's cache,
+        torch.cuda.memory_reserved(i) - torch.cuda.memory_allocated(i).
+        For any other device: None (this function reports GPU memory only), so it
+        never fails on a laptop.
     """
-    # Hint: torch.device(device) accepts both strings and devices.
+    # Hint: torch.device(device) accepts both strings and devices; its .index
+    # is None when no index was given.
     ### BEGIN SOLUTION
     device = torch.device(device)
-    info = dict.fromkeys(DESCRIPTION_KEYS)
-    info["type"] = device.type
-    if device.type == "cuda":
-        index = device.index
-        if index is None:
-            index = torch.cuda.current_device()
-        props = torch.cuda.get_device_properties(index)
-        info["name"] = props.name
-        info["total_memory_gb"] = round(props.total_memory / 1024**3, 1)
-        info["compute_capability"] = f"{props.major}.{props.minor}"
-        info["multiprocessors"] = props.multi_processor_count
-    elif device.type == "mps":
-        info["name"] = "Apple GPU"
-    else:
-        info["name"] = f"CPU ({os.cpu_count()} cores)"
-    return info
-    ### END SOLUTION
-
-
-print(describe_device(device))
-with simulate_hardware(gpus=[FakeGPU()]):
-    print("Simulated:", describe_device("cuda"))
-
-# %% nbgrader={"grade": true, "grade_id": "01-describe-device-test", "points": 1}
-"""describe_device returns a dict with the right keys for the CPU and a GPU."""
-cpu_info = describe_device("cpu")
-check_keys(cpu_info, DESCRIPTION_KEYS, 'describe_device("cpu")')
-check_equal(cpu_info["type"], "cpu", 'describe_device("cpu")["type"]')
-check_equal(cpu_info["total_memory_gb"], None, 'cpu_info["total_memory_gb"]')
-with simulate_hardware(gpus=[FakeGPU(name="NVIDIA H200", major=9, minor=0)]):
-    gpu_info = describe_device(torch.device("cuda"))
-check_equal(gpu_info["name"], "NVIDIA H200", "the simulated GPU's name")
-check_equal(gpu_info["compute_capability"], "9.0", "compute_capability")
-print("Visible tests passed.")
-
-# %% nbgrader={"grade": true, "grade_id": "01-describe-device-hidden-test", "points": 2}
-"""describe_device matches the reference for several GPUs, MPS and the CPU (hidden)."""
-check_keys(describe_device("cpu"), DESCRIPTION_KEYS, 'describe_device("cpu")')
-### BEGIN HIDDEN TESTS
-from course.results import outcome, submit
-
-_gpus = [
-    FakeGPU(name="NVIDIA GeForce RTX 3050 Laptop GPU", total_memory=4 * 1024**3,
-            major=8, minor=6, multi_processor_count=16),
-    FakeGPU(name="Tesla T4", total_memory=15_835_660_288, major=7, minor=5,
-            multi_processor_count=40),
-]
-_got = {}
-with simulate_hardware(gpus=_gpus, mps=True):
-    for _dev in ("cuda", "cuda:0", "cuda:1", torch.device("cuda", 1), "cpu", "mps"):
-        _got[f"describe_device({_dev!r})"] = outcome(describe_device, _dev)
-submit(_got)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ## 5. How much memory is left?
-#
-# Total memory is what the card has; *free* memory (`torch.cuda.mem_get_info`) is
-# what no one holds yet, after the driver, other programs and PyTorch's own caching
-# allocator have taken their share (PyTorch documentation, "CUDA semantics",
-# memory management). Part of that share is still yours: the allocator keeps
-# freed blocks for reuse, so `torch.cuda.memory_reserved(i) -
-# torch.cuda.memory_allocated(i)` bytes are free for this process's tensors though
-# not for anyone else (same documentation; `torch.cuda.empty_cache()` hands them
-# back).
-# `torch.cuda.mem_get_info(i)` returns `(free_bytes, total_bytes)` and
-# `torch.cuda.memory_allocated(i)` the bytes held by live tensors of this process.
-#
-# ### Task 1.3 - `gpu_memory_report`
-
-# %% nbgrader={"grade_id": "01-memory-report", "solution": true}
-REPORT_KEYS = ("device", "total_gb", "free_gb", "used_gb", "torch_allocated_gb")
-
-
-def gpu_memory_report(device):
-    """Report a device's memory in GiB, as a dict with the keys in REPORT_KEYS.
-
-    Args:
-        device: a torch.device or string; "cuda" without an index means the
-            current CUDA device (torch.cuda.current_device(), GPU 0 unless
-            changed).
-
-    Returns:
-        dict with
-        - "device": str of the device with its index for CUDA ("cuda:0"), else
-          its type ("cpu", "mps");
-        - for CUDA: "total_gb", "free_gb" from torch.cuda.mem_get_info(index),
-          "used_gb" = total - free, and "torch_allocated_gb" from
-          torch.cuda.memory_allocated(index); each bytes / 1024**3 rounded to 2
-          decimals;
-        - for any other device the four numbers are None (there is no GPU memory
-          to report), so the function never fails on a laptop.
-    """
-    # Hint: compute in bytes, convert once at the end.
-    ### BEGIN SOLUTION
-    device = torch.device(device)
-    report = dict.fromkeys(REPORT_KEYS)
     if device.type != "cuda":
-        report["device"] = device.type
-        return report
+        return None
     index = device.index
     if index is None:
         index = torch.cuda.current_device()
-    free, total = torch.cuda.mem_get_info(index)
-    report["device"] = f"cuda:{index}"
-    report["total_gb"] = round(total / 1024**3, 2)
-    report["free_gb"] = round(free / 1024**3, 2)
-    report["used_gb"] = round((total - free) / 1024**3, 2)
-    allocated = torch.cuda.memory_allocated(index)
-    report["torch_allocated_gb"] = round(allocated / 1024**3, 2)
-    return report
+    free, _total = torch.cuda.mem_get_info(index)
+    cached = torch.cuda.memory_reserved(index) - torch.cuda.memory_allocated(index)
+    return int(free + cached)
     ### END SOLUTION
 
 
-print(gpu_memory_report(device))
+print(f"usable on {device}: {usable_memory(device)}")
+with simulate_hardware(gpus=[FakeGPU()]) as hw:
+    gpu = hw.gpus[0]
+    print(f"Simulated {gpu.name}: {gpu.free_memory / GIB:.2f} GiB free for anyone, "
+          f"{usable_memory('cuda') / GIB:.2f} GiB usable by this process")
 
-# %% nbgrader={"grade": true, "grade_id": "01-memory-report-test", "points": 1}
-"""gpu_memory_report works on the CPU and reports a simulated GPU's memory."""
-check_equal(gpu_memory_report("cpu"), dict.fromkeys(REPORT_KEYS) | {"device": "cpu"},
-            'gpu_memory_report("cpu")')
-GIB = 1024**3
+# %% nbgrader={"grade": true, "grade_id": "01-usable-memory-test", "points": 1}
+"""usable_memory is None off CUDA and counts the allocator's cache on a GPU."""
+check_equal(usable_memory("cpu"), None, 'usable_memory("cpu")')
 with simulate_hardware(gpus=[FakeGPU(total_memory=80 * GIB, free_memory=60 * GIB,
-                                     allocated=5 * GIB)]):
-    report = gpu_memory_report("cuda")
-check_keys(report, REPORT_KEYS, 'gpu_memory_report("cuda")')
-check_equal(report["device"], "cuda:0", 'report["device"]')
-check_close(report["used_gb"], 20.0, rtol=0, atol=0.0101,
-            name='report["used_gb"] (to 0.01)')
+                                     allocated=5 * GIB, reserved=8 * GIB)]):
+    usable = usable_memory("cuda")
+check_type(usable, int, 'usable_memory("cuda")')
+if usable == 60 * GIB:
+    raise AssertionError(
+        "usable_memory gives only what mem_get_info reports free. Add the "
+        "allocator's cache, memory_reserved - memory_allocated (here 3 GiB): "
+        "your next tensors can reuse it."
+    )
+check_equal(usable, 63 * GIB, "usable_memory with 60 GiB free and 3 GiB cached")
 print("Visible tests passed.")
 
-# %% nbgrader={"grade": true, "grade_id": "01-memory-report-hidden-test", "points": 2}
-"""gpu_memory_report matches the reference on several simulated GPUs (hidden)."""
-check_keys(gpu_memory_report("cpu"), REPORT_KEYS, 'gpu_memory_report("cpu")')
+# %% nbgrader={"grade": true, "grade_id": "01-usable-memory-hidden-test", "points": 2}
+"""usable_memory matches the reference on several simulated GPUs (hidden)."""
+check_equal(usable_memory("cpu"), None, 'usable_memory("cpu")')
 ### BEGIN HIDDEN TESTS
-from course.results import Approx, outcome, submit
+from course.results import outcome, submit
 
 _rng = np.random.default_rng(1)
 _got = {}
-for _trial in range(5):
-    _total = int(_rng.integers(2, 200)) * 1024**3 + int(_rng.integers(0, 1024**3))
+for _trial in range(4):
+    _total = int(_rng.integers(2, 200)) * GIB + int(_rng.integers(0, GIB))
     _free = int(_rng.integers(0, _total))
-    _alloc = int(_rng.integers(0, _total - _free + 1))
-    _spec = [FakeGPU(), FakeGPU(total_memory=_total, free_memory=_free,
-                                 allocated=_alloc)]
+    _reserved = int(_rng.integers(0, _total - _free + 1))
+    _alloc = int(_rng.integers(0, _reserved + 1))
+    _spec = [
+        FakeGPU(total_memory=16 * GIB, free_memory=GIB, allocated=GIB, reserved=GIB),
+        FakeGPU(total_memory=_total, free_memory=_free, allocated=_alloc,
+                reserved=_reserved),
+    ]
     with simulate_hardware(gpus=_spec, mps=True):
-        for _dev in ("cuda:1", torch.device("cuda", 1), "cuda", "mps", "cpu"):
-            _label = f"gpu_memory_report({_dev!r}), trial {_trial}"
-            # Rounded figures may differ by one in the last place kept.
-            _got[_label] = Approx(outcome(gpu_memory_report, _dev), rtol=0, atol=0.0101)
+        for _dev in ("cuda:1", torch.device("cuda", 1), "cuda", "cuda:0", "mps",
+                     "cpu", torch.device("cpu")):
+            _label = f"usable_memory({_dev!r}), trial {_trial}"
+            _got[_label] = outcome(usable_memory, _dev)
 submit(_got)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 6. How big a problem fits?
+# ## 6. Will my model train here?
+#
+# Training needs far more memory than the model's weights. For each trainable
+# parameter the GPU holds the parameter itself, its gradient (same size), and
+# the optimizer's state: nothing for plain SGD, one momentum buffer for SGD with
+# momentum, two moment buffers (`exp_avg`, `exp_avg_sq`) for Adam and AdamW
+# (PyTorch documentation of `torch.optim.SGD` and `torch.optim.Adam`). So a
+# float32 model trained with Adam needs 4 + 4 + 8 = 16 bytes per parameter, before
+# a single activation. Buffers (for example BatchNorm's running statistics) are
+# stored once, without gradient or state; so are frozen parameters
+# (`requires_grad=False`).
+#
+# You can size a model you could never allocate: built on the **meta** device,
+# its tensors have shapes and dtypes but no data.
+#
+# ### Task 1.3 - `training_bytes`
+
+# %% nbgrader={"grade_id": "01-training-memory", "solution": true}
+STATES_PER_PARAMETER = {"sgd": 0, "momentum": 1, "adam": 2, "adamw": 2}
+
+
+def training_bytes(model, optimizer="adam"):
+    """Bytes of GPU memory that training `model` holds, before activations.
+
+    Args:
+        model: a torch.nn.Module, on any device (the meta device included).
+        optimizer: a key of STATES_PER_PARAMETER: how many tensors the size of
+            each trainable parameter the optimizer keeps.
+
+    Returns:
+        An int: the sum, over model.named_parameters(), of each parameter's bytes
+        (numel() * element_size()) times 1 + (1 + states) if it requires a
+        gradient (its gradient and the optimizer's states), or times 1 if it is
+        frozen; plus each buffer's bytes (model.named_buffers()) once.
+
+    Raises:
+        ValueError: optimizer is not a key of STATES_PER_PARAMETER; the message
+            lists the keys.
+    """
+    # Hint: named_parameters() lists a parameter shared by two layers once.
+    ### BEGIN SOLUTION
+    if optimizer not in STATES_PER_PARAMETER:
+        raise ValueError(
+            f"optimizer must be one of {list(STATES_PER_PARAMETER)}, "
+            f"not {optimizer!r}"
+        )
+    states = STATES_PER_PARAMETER[optimizer]
+    total = 0
+    for _name, param in model.named_parameters():
+        size = param.numel() * param.element_size()
+        total += size * (2 + states) if param.requires_grad else size
+    for _name, buffer in model.named_buffers():
+        total += buffer.numel() * buffer.element_size()
+    return int(total)
+    ### END SOLUTION
+
+
+print(f"nn.Linear(3, 2) with Adam: {training_bytes(nn.Linear(3, 2), 'adam')} bytes")
+
+# %%
+with torch.device("meta"):  # 24 layers of 4096 x 4096: nothing is allocated
+    big = nn.Sequential(*[nn.Linear(4096, 4096) for _ in range(24)])
+n_params = sum(p.numel() for p in big.parameters())
+print(f"{n_params / 1e6:.1f} M parameters, built on {next(big.parameters()).device}")
+for name in STATES_PER_PARAMETER:
+    print(f"  training with {name:>8}: {training_bytes(big, name) / GIB:6.2f} GiB")
+
+# %% [markdown]
+# Those figures are arithmetic; PyTorch can confirm them. Train a small model on
+# the CPU for one step, then add up the tensors that exist: parameters,
+# `.grad`s and every tensor in `optimizer.state`. (Adam also keeps a `step`
+# counter, one 4-byte scalar per parameter tensor, which `training_bytes`
+# leaves out.)
+
+# %%
+small = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 3))
+adam = torch.optim.Adam(small.parameters(), lr=1e-3)
+small(torch.randn(8, 20)).sum().backward()
+adam.step()
+held = sum(p.nbytes + p.grad.nbytes for p in small.parameters())
+held += sum(t.nbytes for s in adam.state.values() for t in s.values()
+            if torch.is_tensor(t))
+steps = 4 * len(adam.state)
+print(f"measured after one Adam step: {held:,} bytes, of which {steps} are "
+      f"step counters; training_bytes says {training_bytes(small, 'adam'):,}")
+
+# %% nbgrader={"grade": true, "grade_id": "01-training-memory-test", "points": 1}
+"""training_bytes counts weights, gradients and optimizer state."""
+tiny = nn.Linear(3, 2)  # 8 float32 parameters: 32 bytes
+check_type(training_bytes(tiny, "sgd"), int, 'training_bytes(tiny, "sgd")')
+for _name, _expected in (("sgd", 64), ("momentum", 96), ("adam", 128)):
+    _got = training_bytes(tiny, _name)
+    if _got == 32:
+        raise AssertionError(
+            f"training_bytes(tiny, {_name!r}) counts the weights only: add one "
+            "gradient per trainable parameter and the optimizer's states."
+        )
+    check_equal(_got, _expected, f"training_bytes(nn.Linear(3, 2), {_name!r})")
+check_equal(training_bytes(small, "adam") + steps, held,
+            "training_bytes(small) against the tensors measured above")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "01-training-memory-hidden-test", "points": 2}
+"""training_bytes matches the reference on several models (hidden)."""
+check_type(training_bytes(nn.Linear(3, 2)), int, "training_bytes(nn.Linear(3, 2))")
+### BEGIN HIDDEN TESTS
+from course.results import outcome, submit
+
+torch.manual_seed(0)
+_frozen = nn.Sequential(nn.Linear(10, 10), nn.Linear(10, 4))
+_frozen[0].requires_grad_(False)
+_tied = nn.Sequential(nn.Embedding(50, 16), nn.Linear(16, 50, bias=False))
+_tied[1].weight = _tied[0].weight
+with torch.device("meta"):
+    _meta = nn.Sequential(nn.Linear(1000, 3000), nn.LayerNorm(3000))
+_models = {
+    "BatchNorm MLP": nn.Sequential(nn.Linear(5, 7), nn.BatchNorm1d(7), nn.ReLU()),
+    "first layer frozen": _frozen,
+    "tied embedding": _tied,
+    "float16 and float64 layers": nn.Sequential(
+        nn.Linear(4, 6).half(), nn.Linear(6, 2).double()),
+    "meta device": _meta,
+    "no parameters": nn.ReLU(),
+}
+_got = {}
+for _label, _model in _models.items():
+    for _name in ("sgd", "momentum", "adam", "adamw"):
+        _got[f"training_bytes({_label}, {_name!r})"] = outcome(
+            training_bytes, _model, _name)
+    _got[f"training_bytes({_label})"] = outcome(training_bytes, _model)
+for _bad in ("Adam", "rmsprop", None):
+    _got[f"training_bytes(model, {_bad!r})"] = outcome(
+        training_bytes, _models["meta device"], _bad)
+submit(_got)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Put the two together: does the 24-layer model train with Adam on a 4 GiB laptop
+# GPU, or on a 16 GB Tesla T4? The cards are simulated, and their free memory is
+# an assumption (3 of the laptop card's 4 GiB, 15.5 of the T4's 15.8 GB);
+# activations still need room on top.
+
+# %%
+cards = {
+    "GeForce RTX 3050 Laptop": FakeGPU(name="NVIDIA GeForce RTX 3050 Laptop GPU",
+                                       total_memory=4 * GIB, free_memory=3 * GIB,
+                                       allocated=0, reserved=0),
+    "Tesla T4": FakeGPU(name="Tesla T4", total_memory=15_835_660_288,
+                        free_memory=15_500_000_000, allocated=0, reserved=0),
+}
+need = training_bytes(big, "adam")
+for label, card in cards.items():
+    with simulate_hardware(gpus=[card]):
+        room = usable_memory("cuda")
+    verdict = "fits" if need <= room else "does not fit"
+    print(f"{label:>24}: {room / GIB:5.2f} GiB usable, need {need / GIB:.2f} GiB: "
+          f"{verdict}")
+
+# %% [markdown]
+# On a real GPU, measure instead of adding up: reset the peak counter, run one
+# training step, and read the highest allocation, activations included.
+# `torch.cuda.max_memory_allocated` needs a CUDA GPU; on a laptop this cell says
+# so.
+
+# %%
+if device.type == "cuda":
+    model_gpu = nn.Sequential(nn.Linear(4096, 4096), nn.ReLU(),
+                              nn.Linear(4096, 10)).to(device)
+    opt_gpu = torch.optim.Adam(model_gpu.parameters())
+    torch.cuda.reset_peak_memory_stats(device)
+    model_gpu(torch.randn(256, 4096, device=device)).sum().backward()
+    opt_gpu.step()
+    peak = torch.cuda.max_memory_allocated(device)
+    print(f"peak {peak / 2**20:.1f} MiB against training_bytes "
+          f"{training_bytes(model_gpu, 'adam') / 2**20:.1f} MiB (the rest: "
+          "activations, the input and the allocator's rounding)")
+else:
+    print(f"No CUDA GPU here ({device}): the peak-memory counter needs one.")
+
+# %% [markdown]
+# ## 7. How big a problem fits?
 #
 # A matrix multiply `C = A @ B` of two n x n matrices needs three n x n arrays in
 # memory at once. Each element takes `element_size` bytes: 4 for `float32`, 2 for
@@ -437,9 +548,9 @@ def largest_square_matrix(free_bytes, dtype=torch.float32, copies=3):
     ### END SOLUTION
 
 
-report = gpu_memory_report(device)
-if report["free_gb"] is not None:
-    n_max = largest_square_matrix(int(report["free_gb"] * 1024**3))
+room = usable_memory(device)
+if room is not None:
+    n_max = largest_square_matrix(room)
     print(f"Three float32 matrices of up to {n_max:,} x {n_max:,} fit on {device}.")
 else:
     n_max = largest_square_matrix(8 * 1024**3)
@@ -471,7 +582,7 @@ submit(_got)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 7. A first computation on the chosen device
+# ## 8. A first computation on the chosen device
 #
 # Everything comes together: pick a device, put data there, compute, and time it
 # honestly (the timer synchronises the GPU; Day 03 shows what happens otherwise).
@@ -493,7 +604,7 @@ choice = choose_device()
 print(f"course's own choice: {choice.device} because {choice.reason}")
 
 # %% [markdown]
-# ## 8. What `course doctor` reports
+# ## 9. What `course doctor` reports
 #
 # `python -m course doctor` (or `course doctor` in a terminal) prints the table below:
 # versions, GPUs, whether CuPy can really run, and which device and array backend
@@ -514,7 +625,12 @@ print(f"(report took {time.perf_counter() - start:.2f} s)")
 #   `torch.cuda.get_device_properties` describes a CUDA device and raises without one.
 # - `pick_device` with a fallback makes one notebook run on a laptop, Colab and a
 #   GPU box.
-# - Free memory, not total memory, limits how large a problem fits.
+# - Free memory plus the allocator's cache (`memory_reserved - memory_allocated`),
+#   not total memory, limits how large a problem fits.
+# - Training holds each trainable parameter, its gradient and the optimizer's
+#   states: 16 bytes per float32 parameter with Adam. The `meta` device sizes a
+#   model without allocating it; `torch.cuda.max_memory_allocated` measures the
+#   real peak on a GPU.
 #
 # **Open exercises.**
 #

@@ -12,7 +12,8 @@
 #   it moves) while `model.to(device)` moves the model's parameters and buffers
 #   *in place*;
 # - move arbitrarily nested batches (tuples, lists, dicts of tensors) in one call;
-# - read a device-mismatch error and turn it into a fix;
+# - read a device-mismatch error, find the tensor that caused it (a forgotten
+#   input, a plain attribute that should be a buffer), and fix it;
 # - train the Iris MLP on whatever device is present and report its accuracy;
 # - save a model trained on a GPU and load it on a laptop (`map_location`).
 #
@@ -33,7 +34,6 @@
 
 # %%
 import io
-import re
 
 import numpy as np
 import torch
@@ -373,7 +373,7 @@ submit(_got)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 5. Reading a device-mismatch error
+# ## 5. Finding the tensor you forgot
 #
 # Forget one `.to(device)` and PyTorch stops with a `RuntimeError`. Its wording
 # depends on the PyTorch version and on which argument was on the wrong device:
@@ -382,106 +382,160 @@ submit(_got)
 #   devices, cuda:0 and cpu!`
 # - `Expected all tensors to be on the same device, but got mat1 is on cpu,
 #   different from other tensors on cuda:0 (when checking argument ...)`
-# - `Tensor on device meta is not on the expected device cpu!`
+# - `Tensor on device cpu is not on the expected device meta!`
 #
-# Here is a real one, made by giving a model on the meta device CPU inputs:
+# The message names the devices, rarely the tensor. The usual suspects:
+#
+# - an input or a label that was never moved (or moved without assigning);
+# - a tensor kept as a plain attribute (`self.offset = torch.zeros(3)`) instead
+#   of a buffer: `model.to(device)` moves parameters and buffers only, so the
+#   attribute stays behind, and `named_buffers()` does not list it either.
+#
+# Here is a real case: a model moved to the meta device whose offset stayed on
+# the CPU, given inputs on the meta device.
 
 # %%
-meta_model = fresh_model("meta")
+class Shifted(nn.Module):
+    """A linear layer plus an offset kept as a plain attribute (the bug)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.offset = torch.zeros(3)  # should be self.register_buffer("offset", ...)
+
+    def forward(self, x):
+        return self.fc(x) + self.offset
+
+
+shifted = Shifted().to("meta")
 try:
-    meta_model(X_train)
+    shifted(torch.ones(2, 4, device="meta"))
 except RuntimeError as exc:
     caught = exc
 print(f"{type(caught).__name__}: {caught}")
 
 # %% [markdown]
-# ### Task 2.4 - `explain_mismatch`
+# ### Task 2.4 - `misplaced`
 #
-# Turn such an error into a hint a tired student can act on. The device names in a
-# message match `DEVICE_PATTERN` below; `re.findall(DEVICE_PATTERN, message)` lists
-# them in order.
+# Write the check you would run before the failing line: list everything that
+# is not on the device. A plain tensor attribute sits in the module's own
+# `vars(module)`; `model.named_modules()` gives every module with its name
+# (`""` for the model itself).
 
-# %% nbgrader={"grade_id": "02-mismatch", "solution": true}
-DEVICE_PATTERN = r"\b(?:cuda(?::\d+)?|mps(?::\d+)?|cpu|meta)\b"
-
-
-def explain_mismatch(exc):
-    """Explain a device-mismatch error in one line, or return None.
+# %% nbgrader={"grade_id": "02-misplaced", "solution": true}
+def misplaced(model, inputs, device):
+    """Name every tensor that `model(*inputs)` needs but is not on `device`.
 
     Args:
-        exc: any exception.
+        model: a torch.nn.Module.
+        inputs: a tuple or list of arguments for the model; only the tensors
+            among them are checked.
+        device: a torch.device or a string such as "cpu", "cuda", "cuda:1", "meta".
+            A tensor is on it when tensor.device.type equals its type and, if
+            `device` has an index, tensor.device.index equals that index.
 
     Returns:
-        If exc is a RuntimeError whose message contains the word "device" and at
-        least two *different* device names (DEVICE_PATTERN), with a and b the
-        first two different names in order of appearance:
-        f"Device mismatch: tensors on {a} and {b} met in one operation. "
-        "Move the model, inputs and labels to one device with .to(device)."
-        Otherwise None.
+        A list of names, in this order:
+        1. parameters not on `device`, as model.named_parameters() names them;
+        2. buffers not on `device`, as model.named_buffers() names them;
+        3. plain tensor attributes (tensors in vars(module) of each module in
+           model.named_modules()) not on `device`, named f"{module_name}.{attr}",
+           or just attr for the model itself;
+        4. f"inputs[{i}]" for each input tensor not on `device`.
+        An empty list when everything is in place.
     """
-    # Hint: keep the first occurrence of each name, in order.
+    # Hint: write one small helper, `on_device(tensor)`, and use it four times.
     ### BEGIN SOLUTION
-    if not isinstance(exc, RuntimeError):
-        return None
-    message = str(exc)
-    if "device" not in message:
-        return None
-    names = []
-    for name in re.findall(DEVICE_PATTERN, message):
-        if name not in names:
-            names.append(name)
-    if len(names) < 2:
-        return None
-    return (f"Device mismatch: tensors on {names[0]} and {names[1]} met in one "
-            "operation. Move the model, inputs and labels to one device with "
-            ".to(device).")
+    target = torch.device(device)
+
+    def on_device(tensor):
+        if tensor.device.type != target.type:
+            return False
+        return target.index is None or tensor.device.index == target.index
+
+    names = [name for name, p in model.named_parameters() if not on_device(p)]
+    names += [name for name, b in model.named_buffers() if not on_device(b)]
+    for module_name, module in model.named_modules():
+        for attr, value in vars(module).items():
+            if isinstance(value, torch.Tensor) and not on_device(value):
+                names.append(f"{module_name}.{attr}" if module_name else attr)
+    names += [
+        f"inputs[{i}]"
+        for i, value in enumerate(inputs)
+        if isinstance(value, torch.Tensor) and not on_device(value)
+    ]
+    return names
     ### END SOLUTION
 
 
-print(explain_mismatch(caught))
+print(misplaced(shifted, (torch.ones(2, 4, device="meta"),), "meta"))
+print(misplaced(fresh_model("meta"), (X_train,), "meta"))
 
-# %% nbgrader={"grade": true, "grade_id": "02-mismatch-test", "points": 1}
-"""explain_mismatch names both devices of a real error and ignores other errors."""
-hint = explain_mismatch(caught)
-check_type(hint, str, "explain_mismatch(caught)")
-assert "cpu" in hint and "meta" in hint, f"the hint must name both devices: {hint}"
-assert ".to(device)" in hint, "the hint must say how to fix it"
-check_equal(explain_mismatch(ValueError("device cpu and cuda:0")), None,
-            "explain_mismatch of a ValueError")
+# %% nbgrader={"grade": true, "grade_id": "02-misplaced-test", "points": 1}
+"""misplaced finds a plain attribute, a forgotten input and a half-moved model."""
+found = misplaced(shifted, (torch.ones(2, 4, device="meta"),), "meta")
+check_type(found, list, "misplaced(shifted, ...)")
+check_equal(found, ["offset"], "what misplaced finds in Shifted on meta")
+check_equal(misplaced(fresh_model("cpu"), (X_train,), "cpu"), [],
+            "misplaced when everything is on the CPU")
+half = fresh_model("cpu")
+half.fc2.to("meta")  # moves that layer only
+check_equal(
+    misplaced(half, (X_train.to("meta"),), torch.device("meta")),
+    ["fc1.weight", "fc1.bias", "mean", "std"],
+    "misplaced(half-moved IrisMLP) (parameters, then buffers)",
+)
+check_equal(misplaced(half, (X_train, 3, "text"), "cpu"),
+            ["fc2.weight", "fc2.bias"], "misplaced with non-tensor inputs")
 print("Visible tests passed.")
 
-# %% nbgrader={"grade": true, "grade_id": "02-mismatch-hidden-test", "points": 2}
-"""explain_mismatch matches the reference on many PyTorch wordings (hidden)."""
-check_type(explain_mismatch(caught), str, "explain_mismatch(caught)")
+# %% nbgrader={"grade": true, "grade_id": "02-misplaced-hidden-test", "points": 2}
+"""misplaced matches the reference on more models and devices (hidden)."""
+check_type(misplaced(nn.ReLU(), (), "cpu"), list, "misplaced(nn.ReLU(), (), 'cpu')")
 ### BEGIN HIDDEN TESTS
 from course.results import outcome, submit
 
-_messages = [
-    "Expected all tensors to be on the same device, but found at least two "
-    "devices, cuda:0 and cpu!",
-    "Expected all tensors to be on the same device, but found at least two "
-    "devices, cpu and cuda:1! (when checking argument for argument mat1 in method "
-    "wrapper_CUDA_addmm)",
-    "Expected all tensors to be on the same device, but got index is on cpu, "
-    "different from other tensors on cuda:0 (when checking argument in method "
-    "wrapper_CUDA__index_select)",
-    "Tensor on device cpu is not on the expected device meta!",
-    "Expected all tensors to be on the same device, but found at least two "
-    "devices, mps:0 and cpu!",
-    "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
-    "should be the same or input should be a MKLDNN tensor and weight is a dense "
-    "tensor",
-    "CUDA out of memory. Tried to allocate 2.00 GiB on device cuda:0",
-    "cuda:0 cuda:0 device",
-    "mat1 and mat2 shapes cannot be multiplied (4x3 and 4x10)",
+
+def _nested():
+    model = nn.Sequential(nn.Sequential(Shifted(), nn.BatchNorm1d(3)), nn.Linear(3, 2))
+    model.register_buffer("table", torch.arange(5), persistent=False)
+    model.scale = torch.ones(1)
+    model[1].weight.requires_grad_(False)
+    return model
+
+
+_models = {}
+for _target in ("cpu", "meta"):
+    _models[f"nested model on {_target}"] = _nested().to(_target)
+_partly = _nested()
+_partly[0].to("meta")
+_models["nested model with its first block on meta"] = _partly
+_tied = nn.Sequential(nn.Embedding(7, 4), nn.Linear(4, 7, bias=False))
+_tied[1].weight = _tied[0].weight
+_models["tied weights on meta"] = _tied.to("meta")
+_cases = [
+    ((), "cpu"),
+    ((torch.ones(2, 3),), "meta"),
+    ((torch.ones(2, 3, device="meta"), torch.zeros(2), None, [1, 2]), "meta"),
+    ((torch.ones(1), torch.ones(1, device="meta")), torch.device("cpu")),
 ]
 _got = {}
-for _text in _messages:
-    for _exc in (RuntimeError(_text), ValueError(_text)):
-        _label = f"explain_mismatch({type(_exc).__name__}({_text[:40]!r}...))"
-        _got[_label] = outcome(explain_mismatch, _exc)
+for _label, _model in _models.items():
+    for _inputs, _device in _cases:
+        _got[f"misplaced({_label}, {len(_inputs)} inputs, {_device!r})"] = outcome(
+            misplaced, _model, _inputs, _device)
+_got["misplaced with a list of inputs"] = outcome(
+    misplaced, nn.Linear(2, 2), [torch.ones(2, device="meta"), torch.ones(2)], "cpu")
 submit(_got)
 ### END HIDDEN TESTS
+
+# %% [markdown]
+# The fix, once `misplaced` names the culprit: register the tensor as a buffer
+# (`self.register_buffer("offset", torch.zeros(3))`) so that `model.to` moves
+# it, and move inputs and labels with the batch. One exception to the rule: a
+# 0-dimensional CPU tensor such as `torch.tensor(2.0)` mixes with tensors on any
+# device, as PyTorch treats it like a Python number. `misplaced` lists it all the
+# same.
 
 # %% [markdown]
 # ## 6. Pinned memory and `non_blocking`
@@ -551,7 +605,8 @@ print(f"test accuracy after loading: {accuracy(laptop_model, X_test, y_test):.1%
 #   tensor was already there with that dtype): assign it. `model.to(device)` moves
 #   parameters and buffers in place and returns the model.
 # - Move data once, before the loop; model, inputs and labels must share a device.
-# - A device-mismatch error names both devices: find the tensor you forgot.
+# - A device-mismatch error names both devices, rarely the tensor: list what is
+#   off the device (`misplaced`), and register model tensors as buffers.
 # - Pinned memory speeds up host-to-GPU copies (3 to 7 times on the recorded H200
 #   run); `map_location` loads GPU checkpoints anywhere.
 #
@@ -559,7 +614,8 @@ print(f"test accuracy after loading: {accuracy(laptop_model, X_test, y_test):.1%
 #
 # 1. Remove `.to(device)` from `y_train` inside `train_iris` and train a
 #    `fresh_model("meta")`.
-#    Which message do you get, and what does `explain_mismatch` make of it?
+#    Which message do you get? Pass the labels to `misplaced` among the inputs
+#    to find them.
 # 2. Write the "move every parameter" loop by hand (`p.data = p.data.to(...)`).
 #    Which tensors does it miss?
 # 3. On a GPU machine, time `train_iris` on the CPU and on the GPU. Which one wins on

@@ -75,7 +75,7 @@ def classroom(tmp_path_factory) -> Classroom:
         c for c in tampered["cells"] if _cell_id(c) != "01-pick-device-hidden-test"
     ]
     for cell in tampered["cells"]:
-        if _cell_id(cell) == "01-describe-device-test":
+        if _cell_id(cell) == "01-usable-memory-test":
             cell["source"] = "assert True"
     tampered["metadata"]["kernelspec"]["name"] = "evil"
     (folder / f"hana_{LESSON}.ipynb").write_text(json.dumps(tampered))
@@ -110,7 +110,7 @@ def test_scores_statuses_and_flags(classroom):
     # Deleted and edited tests are restored and run: the grade is unchanged.
     flags = "; ".join(by["hana"].flags)
     assert "01-pick-device-hidden-test missing" in flags
-    assert "01-describe-device-test edited" in flags
+    assert "01-usable-memory-test edited" in flags
     assert "kernelspec changed" in flags
     assert by["alice"].flags == []
     assert "Day 02" in by["fay"].message

@@ -111,7 +111,7 @@ def test_map_csv_with_header_and_times(tmp_path):
         (["--gradebook", "g.db", "--due", "2026-12-01"], "--due needs --lesson"),
         (["--student", "zed", "--force"], "--force regrades everyone"),
         (["--student", "zed"], "no submission from student 'zed' here (found: ann)"),
-        (["--question", "01-nope"], "the grade ids are: 01-describe-device"),
+        (["--question", "01-nope"], "the grade ids are: 01-largest-matrix-hidden-test"),
     ],
 )
 def test_grade_option_errors_are_one_line(tmp_path, capsys, extra, message):

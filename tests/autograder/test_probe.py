@@ -142,14 +142,14 @@ def test_a_helper_stands_in_for_the_task_as_a_student_would_write_it():
     assert str(scope["pick"]()) == "cpu"
     scope = {}
     exec(substitute("describe", "course.devices.describe_device", "['type']"), scope)
-    assert scope["describe"]("cpu") == "cpu"
+    assert scope["describe"]("cpu") == "cpu"  # a dict's part stands in as well
 
 
 def test_the_watched_notebook_watches_every_task_during_its_hidden_test():
     nb = watch_notebook("01")
     ids = [c["id"] for c in nb.cells]
     assert ids[0] == "probe-setup"
-    for task in ("01-pick-device", "01-describe-device", "01-largest-matrix"):
+    for task in ("01-pick-device", "01-usable-memory", "01-largest-matrix"):
         answer = ids.index(task)
         assert ids[answer + 1] == f"probe-wrap-{task}"
         test = ids.index(f"{task}-hidden-test")

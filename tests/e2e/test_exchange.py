@@ -181,7 +181,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     # An instructor's manual score; then a rerun that finds nothing changed
     # leaves every row as it was.
     with Gradebook(f"sqlite:///{db}") as gradebook:
-        grade = gradebook.find_grade("01-describe-device-test", LESSON, LESSON, "bob")
+        grade = gradebook.find_grade("01-usable-memory-test", LESSON, LESSON, "bob")
         grade.manual_score = 0.5
         gradebook.db.commit()
     before = _rows(db)
@@ -201,7 +201,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
         manual = float(grades[name]["raw"]) - float(grades[name]["total"])
         assert float(grades[name]["manual"]) == pytest.approx(manual)
     bob = grades["bob"]
-    cell = float(bob["01-describe-device-test"])  # the autograder's score there
+    cell = float(bob["01-usable-memory-test"])  # the autograder's score there
     assert float(bob["raw"]) == pytest.approx(float(bob["total"]) - cell + 0.5)
     # ... and so does his feedback page, as nbgrader's generate_feedback would.
     page = (out / "feedback" / LESSON / "bob.html").read_text(encoding="utf-8")
@@ -214,13 +214,13 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     _set_auto(
         db,
         {
-            ("bob", "01-describe-device-test"): 0.0,
-            ("bob", "01-memory-report-test"): 0.125,
-            ("alice", "01-describe-device-test"): 0.25,
+            ("bob", "01-usable-memory-test"): 0.0,
+            ("bob", "01-training-memory-test"): 0.125,
+            ("alice", "01-usable-memory-test"): 0.25,
         },
     )
     _course(
-        [*first, "--student", "bob", "--question", "01-describe-device-test"]
+        [*first, "--student", "bob", "--question", "01-usable-memory-test"]
         + ["--nbgrader-feedback"],
         env,
     )
@@ -229,10 +229,10 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
         def cell(name, student):
             return gradebook.find_grade(name, LESSON, LESSON, student)
 
-        assert cell("01-describe-device-test", "bob").auto_score == 1.0
-        assert cell("01-describe-device-test", "bob").manual_score == 0.5
-        assert cell("01-memory-report-test", "bob").auto_score == 0.125
-        assert cell("01-describe-device-test", "alice").auto_score == 0.25
+        assert cell("01-usable-memory-test", "bob").auto_score == 1.0
+        assert cell("01-usable-memory-test", "bob").manual_score == 0.5
+        assert cell("01-training-memory-test", "bob").auto_score == 0.125
+        assert cell("01-usable-memory-test", "alice").auto_score == 0.25
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         grades = {row["student"]: row for row in csv.DictReader(handle)}
     assert set(grades) == set(students)

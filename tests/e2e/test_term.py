@@ -246,14 +246,14 @@ def test_a_whole_term(tmp_path, monkeypatch):
     # 3. A manual grade and a comment (as formgrader writes them); a rerun
     # grades nothing, and every store shows the manual score.
     with Gradebook(f"sqlite:///{term.db}") as gb:
-        grade = gb.find_grade("01-describe-device-test", LESSON, LESSON, "ann")
+        grade = gb.find_grade("01-usable-memory-test", LESSON, LESSON, "ann")
         grade.manual_score, grade.needs_manual_grade = 0.5, False
         gb.db.commit()
     report = term.grade()
     assert (report.graded_now, report.reused) == (0, 6), report.summary()
     assert term.agree(tmp_path, 14.0)["ann"][0] == 13.5
     with Gradebook(f"sqlite:///{term.db}") as gb:  # a rerun changed no triage
-        grade = gb.find_grade("01-describe-device-test", LESSON, LESSON, "ann")
+        grade = gb.find_grade("01-usable-memory-test", LESSON, LESSON, "ann")
         assert (grade.manual_score, grade.needs_manual_grade) == (0.5, False)
 
     # 4. The points change: the current release gives the changed test 2

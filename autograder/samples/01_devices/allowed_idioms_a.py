@@ -1,4 +1,4 @@
-"""If-chains with a note on sys.stderr for the fallback; math.isqrt, then checked both ways."""
+"""If-chains with a note on sys.stderr for the fallback; math.isqrt, then checked both ways; usable memory read at one index, training bytes summed from nbytes."""
 
 # score: 12
 # kind: allowed
@@ -31,6 +31,31 @@ def pick_device(prefer=None):
 
 device = pick_device()
 print("This notebook runs on:", device)
+# %% 01-usable-memory
+def usable_memory(device):
+    """Bytes of new tensors this process can still put on a CUDA device."""
+    device = torch.device(device)
+    if device.type != "cuda":
+        return None
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    free = torch.cuda.mem_get_info(index)[0]
+    return free + torch.cuda.memory_reserved(index) - torch.cuda.memory_allocated(index)
+
+print(f"usable on {device}: {usable_memory(device)}")
+# %% 01-training-memory
+STATES_PER_PARAMETER = {"sgd": 0, "momentum": 1, "adam": 2, "adamw": 2}
+
+
+def training_bytes(model, optimizer="adam"):
+    """Weights, gradients and optimizer states, plus buffers, in bytes."""
+    if optimizer not in STATES_PER_PARAMETER:
+        raise ValueError(f"unknown optimizer {optimizer!r}: use one of "
+                         f"{sorted(STATES_PER_PARAMETER)}")
+    copies = 2 + STATES_PER_PARAMETER[optimizer]
+    weights = sum(p.nbytes * (copies if p.requires_grad else 1)
+                  for p in model.parameters())
+    return weights + sum(b.nbytes for b in model.buffers())
+
 # %% 01-largest-matrix
 import math
 
@@ -51,9 +76,9 @@ def largest_square_matrix(free_bytes, dtype=torch.float32, copies=3):
     return n
 
 
-report = gpu_memory_report(device)
-if report["free_gb"] is not None:
-    n_max = largest_square_matrix(int(report["free_gb"] * 1024**3))
+room = usable_memory(device)
+if room is not None:
+    n_max = largest_square_matrix(room)
     print(f"Three float32 matrices of up to {n_max:,} x {n_max:,} fit on {device}.")
 else:
     n_max = largest_square_matrix(8 * 1024**3)

@@ -1,4 +1,4 @@
-"""A checking decorator built with functools.wraps and a recursive fallback; lru_cache'd element size, float root corrected."""
+"""A checking decorator built with functools.wraps and a recursive fallback; lru_cache'd element size, float root corrected; a match statement on the device, math.prod sizes chained with itertools."""
 
 # score: 12
 # kind: allowed
@@ -42,6 +42,35 @@ def pick_device(prefer=None):
 
 device = pick_device()
 print("This notebook runs on:", device, "| pick_device.__doc__:", pick_device.__doc__)
+# %% 01-usable-memory
+def usable_memory(device):
+    match torch.device(device):
+        case torch.device(type="cuda", index=index):
+            i = torch.cuda.current_device() if index is None else index
+            return sum((torch.cuda.mem_get_info(i)[0], torch.cuda.memory_reserved(i),
+                        -torch.cuda.memory_allocated(i)))
+        case _:
+            return None
+
+# %% 01-training-memory
+import itertools
+import math
+
+STATES_PER_PARAMETER = {"sgd": 0, "momentum": 1, "adam": 2, "adamw": 2}
+
+
+def _bytes(t):
+    return math.prod(t.shape) * t.dtype.itemsize
+
+
+def training_bytes(model, optimizer="adam"):
+    if optimizer not in STATES_PER_PARAMETER:
+        raise ValueError(f"pick one of {list(STATES_PER_PARAMETER)}")
+    extra = 1 + STATES_PER_PARAMETER[optimizer]
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    stored = itertools.chain(model.parameters(), model.buffers())
+    return sum(map(_bytes, stored)) + extra * sum(map(_bytes, trainable))
+
 # %% 01-largest-matrix
 import functools
 
@@ -65,9 +94,9 @@ def largest_square_matrix(free_bytes, dtype=torch.float32, copies=3):
     return n
 
 
-report = gpu_memory_report(device)
-if report["free_gb"] is not None:
-    n_max = largest_square_matrix(int(report["free_gb"] * 1024**3))
+room = usable_memory(device)
+if room is not None:
+    n_max = largest_square_matrix(room)
     print(f"Three float32 matrices of up to {n_max:,} x {n_max:,} fit on {device}.")
 else:
     n_max = largest_square_matrix(8 * 1024**3)

@@ -14,9 +14,9 @@ def largest_square_matrix(free_bytes, dtype=torch.float32, copies=3):
     return round(math.sqrt(free_bytes / (copies * size)))
 
 
-report = gpu_memory_report(device)
-if report["free_gb"] is not None:
-    n_max = largest_square_matrix(int(report["free_gb"] * 1024**3))
+room = usable_memory(device)
+if room is not None:
+    n_max = largest_square_matrix(room)
     print(f"Three float32 matrices of up to {n_max:,} x {n_max:,} fit on {device}.")
 else:
     n_max = largest_square_matrix(8 * 1024**3)

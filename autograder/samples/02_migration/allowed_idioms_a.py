@@ -1,4 +1,4 @@
-"""Plain recursion for to_device; .to() returned; train_iris collects detached losses and stacks them."""
+"""Plain recursion for to_device; .to() returned; train_iris collects detached losses and stacks them; misplaced with one helper and four lists."""
 
 # score: 12
 # kind: allowed
@@ -65,3 +65,23 @@ print(f"final loss {losses[-1].item():.4f}; test accuracy "
       f"{accuracy(model, X_test, y_test):.1%} on {device}")
 plot_loss(losses.cpu(), title=f"Iris MLP on {device}")
 show("02_iris_loss")
+# %% 02-misplaced
+def misplaced(model, inputs, device):
+    """The reference's plan: one on_device helper, four lists."""
+    target = torch.device(device)
+
+    def on_device(t):
+        return t.device.type == target.type and target.index in (None, t.device.index)
+
+    names = [n for n, p in model.named_parameters() if not on_device(p)]
+    names += [n for n, b in model.named_buffers() if not on_device(b)]
+    for prefix, module in model.named_modules():
+        for attr, value in vars(module).items():
+            if torch.is_tensor(value) and not on_device(value):
+                names.append(f"{prefix}.{attr}" if prefix else attr)
+    names += [f"inputs[{i}]" for i, x in enumerate(inputs)
+              if torch.is_tensor(x) and not on_device(x)]
+    return names
+
+
+print(misplaced(shifted, (torch.ones(2, 4, device="meta"),), "meta"))

@@ -1,4 +1,4 @@
-"""torch.utils._pytree.tree_map for to_device; std written out by hand; losses in a preallocated device tensor, returned as a list."""
+"""torch.utils._pytree.tree_map for to_device; std written out by hand; losses in a preallocated device tensor, returned as a list; misplaced as one chain of generators."""
 
 # score: 12
 # kind: allowed
@@ -63,3 +63,29 @@ print(f"final loss {losses[-1].item():.4f}; test accuracy "
       f"{accuracy(model, X_test, y_test):.1%} on {device}")
 plot_loss(losses.cpu(), title=f"Iris MLP on {device}")
 show("02_iris_loss")
+# %% 02-misplaced
+import itertools
+
+
+def misplaced(model, inputs, device):
+    """Generators chained together; devices compared with ==."""
+    target = torch.device(device)
+
+    def elsewhere(tensor):
+        if target.index is None:
+            return tensor.device.type != target.type
+        return tensor.device != target
+
+    attributes = (
+        (".".join(filter(None, (prefix, attr))), value)
+        for prefix, module in model.named_modules()
+        for attr, value in module.__dict__.items()
+        if isinstance(value, torch.Tensor)
+    )
+    named_inputs = (
+        (f"inputs[{i}]", x) for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)
+    )
+    everything = itertools.chain(
+        model.named_parameters(), model.named_buffers(), attributes, named_inputs
+    )
+    return [name for name, tensor in everything if elsewhere(tensor)]

@@ -1,4 +1,4 @@
-"""match/case for to_device; model.to() without reassignment; zero_grad first, F.cross_entropy, losses copied under torch.no_grad()."""
+"""match/case for to_device; model.to() without reassignment; zero_grad first, F.cross_entropy, losses copied under torch.no_grad(); misplaced through a frozen dataclass of places."""
 
 # score: 12
 # kind: allowed
@@ -70,3 +70,37 @@ print(f"final loss {losses[-1].item():.4f}; test accuracy "
       f"{accuracy(model, X_test, y_test):.1%} on {device}")
 plot_loss(losses.cpu(), title=f"Iris MLP on {device}")
 show("02_iris_loss")
+# %% 02-misplaced
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Place:
+    type: str
+    index: int | None
+
+    @classmethod
+    def of(cls, device):
+        device = torch.device(device)
+        return cls(device.type, device.index)
+
+    def holds(self, tensor):
+        here = Place.of(tensor.device)
+        return here.type == self.type and (self.index is None or here.index == self.index)
+
+
+def misplaced(model, inputs, device):
+    place = Place.of(device)
+    found = []
+    for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
+        if not place.holds(tensor):
+            found.append(name)
+    for prefix, module in model.named_modules():
+        for attr in vars(module):
+            value = getattr(module, attr)
+            if isinstance(value, torch.Tensor) and not place.holds(value):
+                found.append(f"{prefix}.{attr}".lstrip("."))
+    for i, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor) and not place.holds(x):
+            found.append(f"inputs[{i}]")
+    return found

@@ -5,7 +5,7 @@ and the traceback display by a no-op. The visible tests then "pass" in the
 student's kernel; in the grader's measured run they fail like any blank.
 """
 # score: 0
-# zero: 01-pick-device-test, 01-pick-device-hidden-test, 01-describe-device-test, 01-describe-device-hidden-test, 01-memory-report-test, 01-memory-report-hidden-test, 01-largest-matrix-test, 01-largest-matrix-hidden-test
+# zero: 01-pick-device-test, 01-pick-device-hidden-test, 01-usable-memory-test, 01-usable-memory-hidden-test, 01-training-memory-test, 01-training-memory-hidden-test, 01-largest-matrix-test, 01-largest-matrix-hidden-test
 # review: yes
 # %% 01-pick-device
 _shell = get_ipython()
@@ -20,9 +20,9 @@ def _always_ok(*args, **kwargs):
 
 _shell.run_cell = _always_ok
 _shell.showtraceback = lambda *a, **k: None
-# %% 01-describe-device
+# %% 01-usable-memory
 raise NotImplementedError
-# %% 01-memory-report
+# %% 01-training-memory
 raise NotImplementedError
 # %% 01-largest-matrix
 raise NotImplementedError

@@ -6,7 +6,7 @@ cells' definitions (the transformer is a top-level statement: skipped) and
 runs the tests there: nothing is answered, so nothing is earned.
 """
 # score: 0
-# zero: 01-pick-device-test, 01-pick-device-hidden-test, 01-describe-device-test, 01-describe-device-hidden-test, 01-memory-report-test, 01-memory-report-hidden-test, 01-largest-matrix-test, 01-largest-matrix-hidden-test
+# zero: 01-pick-device-test, 01-pick-device-hidden-test, 01-usable-memory-test, 01-usable-memory-hidden-test, 01-training-memory-test, 01-training-memory-hidden-test, 01-largest-matrix-test, 01-largest-matrix-hidden-test
 # review: yes
 # %% 01-pick-device
 import ast
@@ -21,9 +21,9 @@ class _Swallow(ast.NodeTransformer):
 
 
 get_ipython().ast_transformers.append(_Swallow())
-# %% 01-describe-device
+# %% 01-usable-memory
 raise NotImplementedError
-# %% 01-memory-report
+# %% 01-training-memory
 raise NotImplementedError
 # %% 01-largest-matrix
 raise NotImplementedError

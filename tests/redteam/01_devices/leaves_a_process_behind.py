@@ -6,7 +6,7 @@ as written (nothing is refused for importing subprocess): full marks.
 """
 # score: 12
 # review: yes
-# %% 01-memory-report
+# %% 01-training-memory
 import subprocess
 
 # <reference>

@@ -5,7 +5,7 @@ gate that skips the message as it streams past and leaves a notice in its
 place. The tests after it still send their results and pass.
 """
 # score: 12
-# %% 01-describe-device
+# %% 01-usable-memory
 # <reference>
 
 print("x" * 300_000_000)

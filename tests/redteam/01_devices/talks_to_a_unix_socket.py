@@ -5,7 +5,7 @@ no connection. The answer beneath is correct and runs as written: full marks.
 """
 # score: 12
 # review: yes
-# %% 01-describe-device
+# %% 01-usable-memory
 import socket
 
 # <reference>
