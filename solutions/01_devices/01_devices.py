@@ -20,7 +20,7 @@
 # - ask PyTorch which devices exist: `torch.cuda.is_available()`, `torch.device`,
 #   device names, properties and memory;
 # - write device selection with a CPU fallback, so one notebook runs anywhere;
-# - tell how much GPU memory your process can still use (the allocator's cache
+# - tell how much GPU memory your process can still use (PyTorch's cache
 #   included) and how much training a model needs, sizing models you could never
 #   allocate on the `meta` device;
 # - read the environment report of `course doctor`.
@@ -625,8 +625,8 @@ print(f"(report took {time.perf_counter() - start:.2f} s)")
 #   `torch.cuda.get_device_properties` describes a CUDA device and raises without one.
 # - `pick_device` with a fallback makes one notebook run on a laptop, Colab and a
 #   GPU box.
-# - Free memory plus the allocator's cache (`memory_reserved - memory_allocated`),
-#   not total memory, limits how large a problem fits.
+# - Free memory plus the allocator's cache (`memory_reserved - memory_allocated`,
+#   PyTorch documentation), not total memory, limits how large a problem fits.
 # - Training holds each trainable parameter, its gradient and the optimizer's
 #   states: 16 bytes per float32 parameter with Adam. The `meta` device sizes a
 #   model without allocating it; `torch.cuda.max_memory_allocated` measures the

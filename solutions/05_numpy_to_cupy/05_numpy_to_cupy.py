@@ -462,21 +462,28 @@ for name, timed in timed_precision.items():
     print(f"{name} matmul: median {timed.median * 1e3:.3f} ms  ->  {rate:6.1f} GFLOP/s")
 for ratio in precision_ratios:
     print(f"float32 against float64, {ratio}")
-print(describe_recorded("gpu-extras"))
-for run in load_recorded("gpu-extras"):
-    for row in run.results.get("precision", {}).get("rows", []):
-        print(f"  {row['library']:>5} {row['dtype']} matmul, n={row['n']}: "
-              f"{row['gflops']:,.0f} GFLOP/s ({run.label})")
 
 # %% [markdown]
-# On the H200 (recorded above) float64 matrix products ran *faster* than float32
-# ones (64,476 against 51,259 GFLOP/s with PyTorch, TF32 off). For cards of that
-# class the spec sheet gives FP64 tensor-core throughput about equal to the FP32
-# rate; this run measured float64 ahead. That is a data-centre card. On a laptop GPU
-# the model of "Going further" says the opposite: at 10,000 samples, the homework
-# article's RTX 3050 Laptop spends most of each epoch on the float64 arithmetic, far
-# more than on the copies (the line printed there; modelled, not measured). Ask for
-# `dtype=xp.float32` unless the problem needs float64.
+# On a GPU, run the same comparison with CuPy and its benchmark timer (section 5's
+# `cupyx.profiler.benchmark`, which waits for the GPU): the ratio you get says
+# which kind of card you have. Without a usable CuPy this cell says so.
+
+# %% tags=["skip-grading"]
+if status.usable:
+    import cupy
+    from cupyx.profiler import benchmark as cupy_benchmark
+
+    for name, host_matrix in (("float64", M64), ("float32", M32)):
+        on_gpu = cupy.asarray(host_matrix)
+        timed = cupy_benchmark(lambda m=on_gpu: m @ m, n_repeat=20)
+        seconds = float(np.median(timed.gpu_times))
+        print(f"GPU {name} matmul: {2 * PRECISION_N**3 / seconds / 1e9:,.0f} GFLOP/s")
+else:
+    print("Timing float64 on a GPU needs CuPy and a GPU:", status.reason)
+
+# %% [markdown]
+# Ask for `dtype=xp.float32` unless the problem needs float64. "Going further"
+# shows what a data-centre card recorded, and what the model says of a laptop's.
 
 # %% [markdown]
 # ## Summary
@@ -560,9 +567,10 @@ if bars:
 # (`course.gpumodel`; `gpumodel.mlp_epoch` lists one epoch of `train_mlp`): each
 # operator is one kernel launch (CuPy runs every operator as its own kernel), with
 # its FLOPs and bytes, plus the copies. CuPy's host cost per kernel and per copy
-# were fitted on these very H200 rows, so the H200 column is in sample; on the
-# other GPUs the same host is assumed. **Modelled, not measured**; for the H200
-# the recorded measurement is beside it.
+# were fitted on the same loops in a later H200 run (the accuracy line printed
+# first names it); on the other GPUs the same host is assumed. **Modelled, not
+# measured**; for the H200 the measurement of the run above is beside it, so the
+# difference includes the change from one recorded run to the next.
 
 # %% tags=["skip-grading"]
 print("one epoch, fixed loop:", gpumodel.mlp_epoch(1_000, 57, 32, copies=False).by_op())
@@ -584,7 +592,8 @@ for n, hidden in ((1_000, 32), (10_000, 256)):
         if (n, hidden, variant) in recorded_h200:
             measured = recorded_h200[(n, hidden, variant)]
             print(f"          H200 measured {measured * 1e3:.3f} (model "
-                  f"{per_gpu['h200'].seconds / measured - 1:+.0%}, in sample)")
+                  f"{per_gpu['h200'].seconds / measured - 1:+.0%} against "
+                  f"{run.label})")
 laptop, laptop_fixed = (modelled_05[10_000, c]["rtx3050-laptop"] for c in (True, False))
 print(f"the homework article's laptop GPU at 10,000 samples: "
       f"{laptop_fixed.device_busy_seconds * 1e3:.1f} ms of float64 arithmetic per "
@@ -601,9 +610,9 @@ print(f"the homework article's laptop GPU at 10,000 samples: "
 #   ms: 139 times NumPy's speed, 5.4 times the naive port's.
 #
 # - Each CuPy operator cost the host about 15 µs in that recorded run: the fixed
-#   loop took 0.237 ms per epoch for 16 kernels. The cost model takes that
-#   figure, and the cost of a copy, from these rows (its H200 figures above are
-#   in sample; `course model-check` prints every row).
+#   loop took 0.237 ms per epoch for 16 kernels. The cost model takes its
+#   figures for an operator and a copy from a later run of these loops
+#   (`course model-check` prints every row).
 #
 # So the direction of the article's story reproduces; its size depends on the data
 # and on the GPU. The article does not name its GPU. On one with less bandwidth and
@@ -624,3 +633,25 @@ for run in load_recorded("bench"):
                   f"{row['syncs']} syncs ({run.label})")
 if not load_recorded("bench"):
     print(describe_recorded("bench"))
+
+# %% [markdown]
+# ### Precision, recorded
+#
+# Section 8's float64 against float32 on the recorded GPU: matrix products of
+# one size, with CuPy and PyTorch (TF32 off).
+
+# %% tags=["skip-grading"]
+print(describe_recorded("gpu-extras"))
+for run in load_recorded("gpu-extras"):
+    for row in run.results.get("precision", {}).get("rows", []):
+        print(f"  {row['library']:>5} {row['dtype']} matmul, n={row['n']}: "
+              f"{row['gflops']:,.0f} GFLOP/s ({run.label})")
+
+# %% [markdown]
+# In the recorded H200 run float64 matrix products ran *faster* than float32
+# ones (64,476 against 51,259 GFLOP/s with PyTorch, TF32 off). For cards of that
+# class the spec sheet gives FP64 tensor-core throughput about equal to the FP32
+# rate; this run measured float64 ahead. That is a data-centre card. On a laptop
+# GPU the model above says the opposite: at 10,000 samples, the homework
+# article's RTX 3050 Laptop spends most of each epoch on the float64 arithmetic,
+# far more than on the copies (the line printed there; modelled, not measured).
