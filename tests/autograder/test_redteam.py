@@ -27,6 +27,11 @@ from autograder.lessons.conventions import grade_id, nbgrader_meta
 from tests.once import once_per_run
 from tests.redteam import load_cases, student, write_case
 
+# The first test here grades every case once for the module (about 13 minutes
+# on 2 cores, more when the machine is shared): longer than the suite's
+# default limit, which is meant for one test's own work.
+pytestmark = pytest.mark.timeout(2400)
+
 CASES = load_cases()
 MARKER = f"rt{uuid.uuid4().hex[:12]}"
 

@@ -27,6 +27,11 @@ from autograder.samples import (
 )
 from tests.once import once_per_run
 
+# The first test here grades every case once for the module (about 13 minutes
+# on 2 cores, more when the machine is shared): longer than the suite's
+# default limit, which is meant for one test's own work.
+pytestmark = pytest.mark.timeout(2400)
+
 # Folders other tests write on purpose, possibly while the samples are graded.
 _OTHER_TESTS = {"screenshots", "bench-results", "gpu-check"}
 
