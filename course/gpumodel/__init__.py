@@ -14,6 +14,11 @@ actually did:
    same code when you give it: :func:`steady_host_cost` measures it here as a
    multiple of one tiny operation (so the machine's load does not move it) and
    prices it at the recorded box's cost for that operation.
+
+The specs also give each chip's peak per precision (:meth:`GPUSpec.peak`,
+dense tensor cores included), so a *measured* FLOP rate on a real GPU can be
+put against it: :func:`utilisation` is model FLOP utilisation (MFU), a measured
+figure over a spec-sheet one.
 """
 
 from course.gpumodel.cost import (
@@ -34,7 +39,7 @@ from course.gpumodel.cost import (
     replayed,
     steady_host_cost,
 )
-from course.gpumodel.specs import GPUS, GPUSpec
+from course.gpumodel.specs import GPUS, PRECISIONS, GPUSpec, utilisation
 from course.gpumodel.tracing import (
     LIBRARIES,
     NOT_LAUNCHES,
@@ -57,6 +62,7 @@ __all__ = [
     "Estimate",
     "Event",
     "GPUSpec",
+    "PRECISIONS",
     "Trace",
     "accuracy",
     "accuracy_for",
@@ -73,4 +79,5 @@ __all__ = [
     "profiled_calls",
     "replayed",
     "trace",
+    "utilisation",
 ]

@@ -175,3 +175,34 @@ def test_each_kind_of_modelled_work_says_how_it_was_checked():
         assert accuracy_for(kind).endswith("not checked against a recorded run")
     with pytest.raises(ValueError, match="pytorch loop"):
         accuracy_for("pytorch loops")
+
+
+def test_peaks_per_precision_come_from_the_spec_sheets():
+    h200 = gpumodel.GPUS["h200"]
+    assert h200.peak("bf16") == pytest.approx(989.5e12)
+    assert h200.peak("tf32") == pytest.approx(494.5e12)
+    assert h200.peak("fp32") == pytest.approx(67e12)
+    assert h200.peak("fp64") == pytest.approx(67e12)  # on FP64 tensor cores
+    assert gpumodel.GPUS["a100"].peak("fp16") == pytest.approx(312e12)
+    assert gpumodel.GPUS["t4"].peak("fp16") == pytest.approx(65e12)
+    for key, spec in gpumodel.GPUS.items():
+        pairs = dict(spec.tensor_tflops)
+        assert set(pairs) <= {"tf32", "bf16", "fp16"}, key
+        for figure in pairs.values():
+            assert f"{figure:,g}" in spec.source or f"{2 * figure:,g}" in spec.source
+
+
+def test_a_missing_peak_says_which_chip_and_an_unknown_name_lists_the_choices():
+    with pytest.raises(LookupError, match="T4.*bf16"):
+        gpumodel.GPUS["t4"].peak("bf16")  # Turing has no BF16 tensor cores
+    with pytest.raises(LookupError, match="RTX 3050"):
+        gpumodel.GPUS["rtx3050-laptop"].peak("fp16")  # its sheet gives none
+    with pytest.raises(ValueError, match="fp8"):
+        gpumodel.GPUS["h200"].peak("fp8")
+    with pytest.raises(KeyError, match="h200"):
+        gpumodel.utilisation(1e12, "b200", "bf16")
+
+
+def test_utilisation_is_the_measured_rate_over_the_peak():
+    assert gpumodel.utilisation(296.85e12, "h200", "bf16") == pytest.approx(0.3)
+    assert gpumodel.utilisation(0.0, "a100", "tf32") == 0.0
