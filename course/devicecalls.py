@@ -27,6 +27,7 @@ _DEVICE_BOOLS = frozenset({"allclose", "array_equal", "array_equiv"})
 #: Modules whose frames are the counters' own, not the caller's.
 _OWN_FILES = (
     "course/sync.py",
+    "course/syncwatch.py",
     "course/fakecupy.py",
     "course/devicearray.py",
     "course/transfers.py",

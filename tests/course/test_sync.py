@@ -259,3 +259,44 @@ def test_a_cpu_wait_is_no_sync_where_the_counter_plays_no_gpu():
     with SyncCounter(simulate=False) as syncs:
         synchronize("cpu")
     assert syncs.count == 0
+
+
+def _prefetched(batches, device):
+    """Each batch's copy issued before the previous batch is handed out."""
+    batches = iter(batches)
+    ahead = next(batches).to(device, non_blocking=True)
+    for batch in batches:
+        current, ahead = ahead, batch.to(device, non_blocking=True)
+        yield current
+    yield ahead
+
+
+def _steps(loader, device):
+    for batch in loader:
+        (batch * 2).sum().item()  # the step's sync
+
+
+def test_the_timeline_keeps_uploads_and_syncs_in_order_on_a_simulated_gpu():
+    device = torch.device("cpu")  # the lesson's device: the GPU when simulated
+    with SyncCounter(simulate=True) as syncs:
+        host = [torch.ones(4) * k for k in range(3)]  # made on the host
+        _steps((b.to(device) for b in host), device)
+    assert [kind for kind, _, _ in syncs.timeline] == ["upload", "sync"] * 3
+    assert syncs.timeline[0][1] == "Tensor.to(device)"
+    assert syncs.timeline[1][1] == "Tensor.item"
+    with SyncCounter(simulate=True) as syncs:
+        host = [torch.ones(4) * k for k in range(3)]
+        _steps(_prefetched(host, device), device)
+    kinds = [kind for kind, _, _ in syncs.timeline]
+    assert kinds == ["upload", "upload", "sync", "upload", "sync", "sync"]
+    assert syncs.timeline[0][1] == "Tensor.to(device, non_blocking=True)"
+    assert syncs.count == 3  # uploads are not synchronisations
+
+
+def test_a_device_tensor_moved_again_is_not_an_upload():
+    with SyncCounter(simulate=True) as syncs:
+        on_device = torch.ones(3)
+        on_device = on_device.to(torch.device("cpu"))  # an upload, once
+        on_device.to(torch.device("cpu"))  # already there
+        on_device.to(torch.float64)  # a dtype only
+    assert [kind for kind, _, _ in syncs.timeline] == ["upload"]

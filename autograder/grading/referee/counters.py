@@ -84,6 +84,18 @@ class SyncCounter:
         return events
 
     @property
+    def timeline(self) -> list[tuple[str, str, str]]:
+        """The kernel's counter's torch syncs and uploads, in order."""
+        found = self._link.materialize(
+            self._link.call("getattr", self._remote, "timeline")
+        )
+        return [
+            (str(item[0]), str(item[1]), str(item[2]))
+            for item in (found if isinstance(found, (list, tuple)) else ())
+            if isinstance(item, (list, tuple)) and len(item) == 3
+        ]
+
+    @property
     def events(self) -> list[SyncEvent]:
         found = self._window.events(("sync",)) if self._window is not None else []
         store = [SyncEvent(e[1], e[3] or "?") for e in found]
