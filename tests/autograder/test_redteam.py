@@ -130,6 +130,7 @@ def test_the_suite_is_large_and_covers_the_lessons():
         "09_kernels",
         "10_launches",
         "08_neural_network",
+        "11_feeding_the_gpu",
     }
     for case in CASES:
         assert case.why, case.name
