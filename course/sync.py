@@ -169,8 +169,9 @@ class SyncCounter:
 
     @property
     def timeline(self) -> list[tuple[str, str, str]]:
-        """torch's synchronisations and copies to the device, in the order
-        they happened, as ``(kind, op, where)``: kind ``"sync"``, or
+        """The synchronisations this counter recorded (torch's reads, explicit
+        waits, CuPy's copies home) and torch's copies to the device, in the
+        order they happened, as ``(kind, op, where)``: kind ``"sync"``, or
         ``"upload"`` for ``.to(device)`` of a host tensor (its op says
         whether ``non_blocking`` and from pinned memory). On a simulated GPU a
         host tensor is one made on the host in the block (see the module)."""

@@ -1,19 +1,20 @@
 # %% [markdown]
 # # Day 11 - Feeding the GPU: mini-batches, prefetching and mixed precision
 #
-# Every model you trained so far was tiny and saw all its data at once, so on a GPU
-# it loses, as Day 03 measured: the GPU finishes each small operation before the
-# host has queued the next. The learner's article of Day 05 found the cure for its own loop (take the
-# copies out of it: "10-15 s", "≈60x faster"). Today you train a model large
-# enough for a GPU to win, on mini-batches, and apply the recipes that keep a GPU
-# fed: a `DataLoader` with pinned memory, copies issued one batch ahead, mixed
-# precision and TF32. Each step is measured with the field's tools.
+# Every model you trained so far was tiny and saw all its data at once, so on a GPU it
+# loses, as Day 03 measured: the GPU finishes each small operation before the host has
+# queued the next. The learner's article of Day 05 found the cure for its own loop (take
+# the copies out of it: "10-15 s", "≈60x faster"). Today you train a model large enough
+# for a GPU to win, on mini-batches, and apply the recipes that keep a GPU fed: a
+# `DataLoader` with pinned memory, copies issued one batch ahead, mixed precision and
+# TF32. Each step is measured with the field's tools.
 #
 # **Learning objectives.** By the end of this notebook you can
 #
 # - train on mini-batches from a `DataLoader`, and say what `pin_memory`,
 #   `num_workers` and `non_blocking` each do;
-# - write a loader that copies batch k+1 while the GPU works on batch k;
+# - write a loader that issues the copy of batch k+1 before step k's
+#   synchronisation, so the host never waits for a copy;
 # - train an epoch with `torch.autocast` (bfloat16, or float16 with a
 #   `GradScaler`) and without a single host-device synchronisation;
 # - count a model's FLOPs with `torch.utils.flop_counter.FlopCounterMode`, and
@@ -155,7 +156,8 @@ print(f"naive loop: {rates['naive']:,.0f} samples/s on {device} (measured just n
 activities = [torch.profiler.ProfilerActivity.CPU]
 if ON_GPU:
     activities.append(torch.profiler.ProfilerActivity.CUDA)
-few = [next(iter(make_loader(pin=True))) for _ in range(3)]
+few = [next(iter(make_loader())) for _ in range(3)]  # pageable, as naive_epoch's
+few_pinned = [next(iter(make_loader(pin=True))) for _ in range(3)]
 
 
 def profiled(label, epoch_fn, *args):
@@ -182,11 +184,16 @@ print(naive_profile.key_averages().table(sort_by="self_cpu_time_total",
 #   over through shared memory (`/dev/shm`); a sandbox without it, such as the
 #   grader's, must use `num_workers=0`, as this lesson does.
 # - `X.to(device, non_blocking=True)` from pinned memory queues the copy and
-#   returns at once. The GPU runs it while it still computes the step before.
+#   returns at once: the host does not wait for it. On the GPU it runs in
+#   order with the kernels queued before it, on the same stream; running a copy
+#   *at the same time* as compute takes a second stream (`torch.cuda.Stream`,
+#   with `wait_stream` and `record_stream`; PyTorch documentation, "CUDA
+#   semantics").
 #
-# A copy queued at the start of step k still arrives late if it is *issued*
-# after step k's last synchronisation. The fix is to issue the copy of batch
-# k+1 before handing out batch k, which is what `prefetch` does.
+# Where each step ends in a synchronisation (a loss read, or float16's scaler),
+# a copy issued after it makes the GPU idle while the host queues it. Issuing
+# the copy of batch k+1 before handing out batch k keeps the queue full, which
+# is what `prefetch` does.
 #
 # ### Task 11.1 - `prefetch`
 
@@ -270,7 +277,7 @@ with SyncCounter() as syncs:
 check_equal(len(seen), 3, "the number of batches prefetch yields for 3")
 check_type(seen[0], tuple, "each batch prefetch yields")
 for k, ((X, y), (X0, y0)) in enumerate(zip(seen, batches)):
-    check_close(X, X0, rtol=0, atol=0, name=f"batch {k}'s X")
+    check_close(X.cpu(), X0, rtol=0, atol=0, name=f"batch {k}'s X")
     check_equal(y.tolist(), y0.tolist(), f"batch {k}'s y")
 before = copies_before_each_sync(syncs.timeline)
 # 2 tensors a batch: before step k's sync, batches 0..k+1 must be on their way
@@ -374,8 +381,9 @@ def tuned_setup(hidden=32, seed=0, lr=0.1, dtype=torch.bfloat16):
     return model, optimizer, scaler
 
 
-AMP_DTYPE = torch.bfloat16 if not ON_GPU or torch.cuda.is_bf16_supported() else (
-    torch.float16)
+# bfloat16 on the CPU and on compute capability 8.0 and later; float16 before
+NEW_GPU = ON_GPU and torch.cuda.get_device_capability() >= (8, 0)
+AMP_DTYPE = torch.bfloat16 if NEW_GPU or not ON_GPU else torch.float16
 model, optimizer, scaler = tuned_setup(SIZE["hidden"], dtype=AMP_DTYPE)
 with SyncCounter() as syncs:
     history = tuned_epoch(model, optimizer, scaler, make_loader(pin=True), device,
@@ -389,8 +397,8 @@ print(f"one tuned epoch in {AMP_DTYPE}: {len(history)} steps, {syncs.count} "
 # also turn from pageable to pinned (`Memcpy HtoD (Pinned -> Device)`).
 
 # %% tags=["skip-grading"]
-tuned_profile = profiled("tuned steps", tuned_epoch, model, optimizer, scaler, few,
-                         device, AMP_DTYPE)
+tuned_profile = profiled("tuned steps", tuned_epoch, model, optimizer, scaler,
+                         few_pinned, device, AMP_DTYPE)
 for label, prof in (("naive", naive_profile), ("tuned", tuned_profile)):
     calls = {e.key: e.count for e in prof.key_averages()}
     copies = {key: n for key, n in calls.items() if key.startswith("Memcpy")}
@@ -416,17 +424,20 @@ if inside:
         f"{inside} synchronisation(s) inside one bfloat16 epoch "
         f"({syncs.summary().splitlines()[1].strip()}): keep each loss.detach() on "
         "the device; with bfloat16 the scaler is disabled and reads nothing")
-before = copies_before_each_sync(syncs.timeline)
-assert len([k for k, _, _ in syncs.timeline if k == "upload"]) == 8, (
-    "tuned_epoch must copy each batch once, through prefetch(loader, device)")
+queued = [op for kind, op, _ in syncs.timeline
+          if kind == "upload" and "non_blocking=True" in op]
+assert len(queued) == 8, (
+    f"{len(queued)} non_blocking copies for 4 batches of (X, y), expected 8: get "
+    "the batches from prefetch(loader, device)")
 check_equal({p.dtype for p in model.parameters()}, {torch.float32},
             "the parameters' dtypes (autocast, not model.to(dtype))")
-with torch.no_grad():  # the first step's loss, all in float32
+with torch.no_grad():  # the first step's loss, all in float32, on the host
     first32 = nn.functional.cross_entropy(wide_mlp(32)(batches[0][0]), batches[0][1])
-assert not torch.equal(history[0], first32), (
+first = history[0].cpu()
+assert not torch.equal(first, first32), (
     "the first loss equals the float32 loss to the last bit: run the forward pass "
     "and the loss inside torch.autocast(device_type=device.type, dtype=dtype)")
-check_close(history[0], first32, rtol=0.05, atol=0.05, name="the first loss")
+check_close(first, first32, rtol=0.05, atol=0.05, name="the first loss")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "11-tuned-hidden-test", "points": 2}
@@ -454,7 +465,8 @@ for _dtype, _hidden, _seed, _n in ((torch.bfloat16, 16, 1, 3),
     _got[f"{_label}: weights after the epoch"] = Approx(
         [p.detach().clone() for p in _model.parameters()], rtol=1e-2, atol=1e-3)
     _got[f"{_label}: syncs (float16's scaler reads found_inf)"] = _syncs.count
-    _got[f"{_label}: uploads"] = sum(k == "upload" for k, _, _ in _syncs.timeline)
+    _got[f"{_label}: non_blocking copies"] = sum(
+        k == "upload" and "non_blocking=True" in op for k, op, _ in _syncs.timeline)
     _got[f"{_label}: loss scale"] = _scaler.get_scale() if _scaler.is_enabled() else 0
 submit(_got)
 ### END HIDDEN TESTS
@@ -462,14 +474,14 @@ submit(_got)
 # %% [markdown]
 # ## 6. FLOPs, and how much of the chip you use
 #
-# A measured rate in samples per second depends on the model. To compare a run with the hardware,
-# count the floating-point operations of a training step and divide by the
+# A measured rate in samples per second depends on the model. To compare a run with the
+# hardware, count the floating-point operations of a training step and divide by the
 # chip's peak: **model FLOP utilisation** (MFU). PyTorch counts them for you:
-# `torch.utils.flop_counter.FlopCounterMode` adds up the matrix products of
-# everything run inside it, the backward pass included (`get_total_flops()`).
-# A common shortcut says 6 FLOPs per parameter and sample (2 forward, 4
-# backward); the counter is exact, and the shortcut is not (the first layer's
-# input needs no gradient, and biases are not matrix products).
+# `torch.utils.flop_counter.FlopCounterMode` adds up the matrix products of everything
+# run inside it, the backward pass included (`get_total_flops()`). A common shortcut
+# says 6 FLOPs per parameter and sample (2 forward, 4 backward); the counter is exact,
+# and the shortcut is not (the first layer's input needs no gradient, and biases are not
+# matrix products).
 #
 # ### Task 11.3 - `flops_per_sample`
 
@@ -561,10 +573,19 @@ for name, rate in rates.items():
           "TFLOP/s achieved)")
 print(f"tuned against naive: {rates['tuned'] / rates['naive']:.2f}x, measured on "
       f"{device} just now")
-gpu_key = None
-if ON_GPU:
-    name = torch.cuda.get_device_name().lower()
-    gpu_key = next((key for key in gpumodel.GPUS if key.split("-")[0] in name), None)
+def spec_key(name):
+    """The key of gpumodel.GPUS for a CUDA device name, or None (H100 PCIe and
+    NVL cards have lower peaks than the SXM figures the model holds)."""
+    name = name.lower()
+    if "h100" in name:
+        return "h100" if "sxm" in name or "hbm3" in name else None
+    for key, words in (("h200", ("h200",)), ("a100", ("a100",)), ("t4", (" t4",))):
+        if any(word in name for word in words):
+            return key
+    return None
+
+
+gpu_key = spec_key(torch.cuda.get_device_name()) if ON_GPU else None
 if gpu_key is not None:
     tuned_format = "bf16" if AMP_DTYPE == torch.bfloat16 else "fp16"
     for label, precision in (("naive", "fp32"), ("naive, TF32", "tf32"),
@@ -584,10 +605,10 @@ plot_timings({name: 1 / rate for name, rate in rates.items()},
 show("11_naive_vs_tuned")
 
 # %% [markdown]
-# On a CPU the tuned loop is usually no faster, or slower (the rates printed
-# above say how it went here): a CPU without bfloat16 matrix units emulates the
-# format, and there is nothing to copy or to overlap. The recipes are for the GPU, where the copies, the waits and the
-# tensor cores are real.
+# On a CPU the tuned loop is usually no faster, or slower (the rates printed above
+# say how it went here): a CPU without bfloat16 matrix units emulates the format,
+# and there is nothing to copy or to overlap. The recipes are for the GPU, where
+# the copies, the waits and the tensor cores are real.
 #
 # **`torch.compile`** traces the model and fuses its elementwise operations
 # into fewer, larger kernels (Day 10 counted the launches it saves). Inductor,
