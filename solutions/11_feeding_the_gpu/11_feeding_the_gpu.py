@@ -601,7 +601,7 @@ else:
     print(f"MFU needs a GPU the course knows ({sorted(gpumodel.GPUS)}); here: "
           f"{device}")
 plot_timings({name: 1 / rate for name, rate in rates.items()},
-             title=f"Seconds per sample on {device} (measured)")
+             title=f"Time per sample, measured on {device}")
 show("11_naive_vs_tuned")
 
 # %% [markdown]
