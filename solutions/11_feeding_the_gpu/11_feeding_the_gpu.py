@@ -324,11 +324,12 @@ submit(_got)
 # %% [markdown]
 # ## 5. A tuned epoch: prefetch, autocast, no synchronisation
 #
-# Put the recipes together. Mixed precision (Day 10) runs the matrix products in
-# a 16-bit format on the GPU's tensor cores: bfloat16 on compute capability 8.0
-# and later (and on a CPU), float16 with a `GradScaler` on older GPUs. The loss
-# of each step stays on the device (`loss.detach()`), and the host reads the
-# whole history once, after the epoch.
+# Put the recipes together. Mixed precision (Day 10) runs the matrix products in a
+# 16-bit format on the GPU's tensor cores: bfloat16 on compute capability 8.0 and later
+# (and on a CPU), float16 with a `GradScaler` on older GPUs. Autocast computes the loss
+# in float32 whatever the format (its op lists in PyTorch's "Automatic Mixed Precision"
+# page), so `cross_entropy` returns float32. The loss of each step stays on the device
+# (`loss.detach()`), and the host reads the whole history once, after the epoch.
 #
 # One synchronisation per step is left where float16 is used: `scaler.step`
 # reads whether any gradient was inf or NaN (`found_inf`) with `.item()` to
@@ -344,7 +345,8 @@ def tuned_epoch(model, optimizer, scaler, loader, device, dtype):
     Args:
         model: a float32 nn.Module on `device`; optimizer: over its parameters.
         scaler: a torch.amp.GradScaler for device.type, enabled for float16.
-        loader: an iterable of (X, y) host batches; device: a torch.device.
+        loader: an iterable of (X, y) host batches, at least one; device: a
+            torch.device.
         dtype: torch.bfloat16 or torch.float16, the autocast format.
 
     Each step, for the batches of prefetch(loader, device):
