@@ -39,7 +39,7 @@ from course.gpumodel.cost import (
     replayed,
     steady_host_cost,
 )
-from course.gpumodel.specs import GPUS, PRECISIONS, GPUSpec, utilisation
+from course.gpumodel.specs import GPUS, PRECISIONS, GPUSpec, spec_key, utilisation
 from course.gpumodel.tracing import (
     LIBRARIES,
     NOT_LAUNCHES,
@@ -78,6 +78,7 @@ __all__ = [
     "op_seconds",
     "profiled_calls",
     "replayed",
+    "spec_key",
     "trace",
     "utilisation",
 ]

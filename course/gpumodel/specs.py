@@ -142,3 +142,19 @@ GPUS: dict[str, GPUSpec] = {
     ),
 }
 """The seed's laptop GPU, Colab's, and three data-centre GPUs."""
+
+
+def spec_key(device_name: str) -> str | None:
+    """The key of :data:`GPUS` for a CUDA device's name
+    (``torch.cuda.get_device_name()``), or None where the model holds no
+    figures for that card. An H100 counts only as SXM (its name says SXM or
+    HBM3): PCIe and NVL cards have lower peaks."""
+    name = device_name.lower()
+    if "h100" in name:
+        return "h100" if "sxm" in name or "hbm3" in name else None
+    for key, word in (("h200", "h200"), ("a100", "a100"), ("t4", " t4")):
+        if word in name:
+            return key
+    if "rtx 3050" in name and "laptop" in name:
+        return "rtx3050-laptop"
+    return None

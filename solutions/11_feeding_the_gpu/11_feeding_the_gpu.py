@@ -596,21 +596,7 @@ for name, rate in rates.items():
           "TFLOP/s achieved)")
 print(f"tuned against naive: {rates['tuned'] / rates['naive']:.2f}x, measured on "
       f"{device} just now")
-
-
-def spec_key(name):
-    """The key of gpumodel.GPUS for a CUDA device name, or None (H100 PCIe and
-    NVL cards have lower peaks than the SXM figures the model holds)."""
-    name = name.lower()
-    if "h100" in name:
-        return "h100" if "sxm" in name or "hbm3" in name else None
-    for key, words in (("h200", ("h200",)), ("a100", ("a100",)), ("t4", (" t4",))):
-        if any(word in name for word in words):
-            return key
-    return None
-
-
-gpu_key = spec_key(torch.cuda.get_device_name()) if ON_GPU else None
+gpu_key = gpumodel.spec_key(torch.cuda.get_device_name()) if ON_GPU else None
 if gpu_key is not None:
     tuned_format = "bf16" if AMP_DTYPE == torch.bfloat16 else "fp16"
     for label, precision in (("naive", "fp32"), ("naive, TF32", "tf32"),

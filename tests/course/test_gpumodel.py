@@ -206,3 +206,13 @@ def test_a_missing_peak_says_which_chip_and_an_unknown_name_lists_the_choices():
 def test_utilisation_is_the_measured_rate_over_the_peak():
     assert gpumodel.utilisation(296.85e12, "h200", "bf16") == pytest.approx(0.3)
     assert gpumodel.utilisation(0.0, "a100", "tf32") == 0.0
+
+
+def test_a_device_name_finds_its_spec_only_where_the_figures_fit():
+    assert gpumodel.spec_key("NVIDIA H200") == "h200"
+    assert gpumodel.spec_key("NVIDIA H100 80GB HBM3") == "h100"
+    assert gpumodel.spec_key("NVIDIA H100 PCIe") is None  # lower peaks than SXM
+    assert gpumodel.spec_key("NVIDIA A100-SXM4-40GB") == "a100"
+    assert gpumodel.spec_key("Tesla T4") == "t4"
+    assert gpumodel.spec_key("NVIDIA GeForce RTX 3050 Laptop GPU") == "rtx3050-laptop"
+    assert gpumodel.spec_key("NVIDIA GeForce RTX 4070 Ti") is None
