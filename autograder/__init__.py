@@ -27,13 +27,11 @@
   ``progress``.
 - ``measure``: ``bench`` (``course bench``), ``bench_grading``, ``gpu_check``,
   ``gpu_compare``, ``gpu_extras``, ``gpu_model_check``, ``gpu_sync_checks``.
-- ``config``: ``scratch`` (the nbgrader settings each run loads, the grader's
-  cache, generated course folders); ``nbgrader_config.py`` beside this file is
-  the course's nbgrader configuration.
+- ``config``: ``settings`` (the nbgrader settings each run loads, the grader's
+  cache); ``nbgrader_config.py`` beside this file is the course's nbgrader
+  configuration.
 - ``samples``: sample submissions with their expected scores.
 
-Old module names that configs and commands use stay as the same modules:
-``autograder.late``, ``autograder.lms``, ``autograder.chain`` (and its
-modules), ``python -m autograder.sandbox`` and ``python -m
-autograder.bench_grading``.
+A config that names a module by an old name (``autograder.late``, say) is
+stopped with the new name (:data:`autograder.config.settings.MOVED`).
 """

@@ -20,7 +20,7 @@ c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
 # nbgrader runs `alembic` by name when it makes a gradebook (`nbgrader collect`,
 # formgrader): `.venv/bin/nbgrader` finds its own environment's without
 # activating it.
-from autograder.config.scratch import put_python_on_path  # noqa: E402
+from autograder.config.settings import put_python_on_path  # noqa: E402
 
 put_python_on_path()
 

@@ -104,7 +104,7 @@ def course_book(planned: Plan) -> Iterator[CourseBook | None]:
         return
     from autograder.classgrade.late import parse_stamp
     from autograder.classgrade.request import course_root
-    from autograder.config.scratch import instructor_config
+    from autograder.config.settings import instructor_config
 
     config = instructor_config(course_root(request))
     with CourseBook(Path(request.gradebook), config) as book:

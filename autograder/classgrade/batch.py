@@ -31,7 +31,7 @@ from autograder.classgrade.arrival import course_book, in_store, store_result
 from autograder.classgrade.due import late_into
 from autograder.classgrade.gradebook import CourseBook
 from autograder.classgrade.pages import draw_pages
-from autograder.classgrade.pool import shared_server, stop_pool, worker_pool
+from autograder.classgrade.pool import Halt, shared_server, stop_pool, worker_pool
 from autograder.classgrade.progress import Progress
 from autograder.classgrade.reports import (
     ClassReport,
@@ -45,7 +45,6 @@ from autograder.classgrade.runlock import one_run
 from autograder.classgrade.worker import failed, grade_job
 
 __all__ = [
-    "Halt",
     "Stopped",
     "grade_class",
     "publish",
@@ -54,11 +53,6 @@ __all__ = [
     "stop_pool",
     "worker_pool",
 ]
-
-
-class Halt(RuntimeError):
-    """An executor's word that the batch cannot go on (a cluster's scheduler
-    went away): :func:`run` stops; what was stored stays for a rerun."""
 
 
 def _one_question(new: Result, earlier: Result, question: str) -> Result:

@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from autograder.classgrade import remote, wire
-from autograder.classgrade.batch import Halt
+from autograder.classgrade.pool import Halt
 from autograder.classgrade.worker import Job, failed, grade_job, over_limit
 
 #: Seconds to wait for the scheduler, and for a first worker.

@@ -74,14 +74,6 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def _penalty_plugin(config: Any) -> Any:
-    from nbgrader.preprocessors import AssignLatePenalties
-
-    step = AssignLatePenalties(config=config)
-    step.init_plugin()
-    return step.plugin_inst
-
-
 #: Without a gradebook, the due dates live beside the results, in this file.
 DUE_FILE = "due_dates.json"
 
@@ -116,11 +108,6 @@ def penalty_for(plugin: Any, student: str, score: float, seconds: float) -> floa
     return min(max(float(penalty or 0.0), 0.0), float(score))
 
 
-def penalty_plugin(config: Any) -> Any:
-    """The late-submission plugin the course config names."""
-    return _penalty_plugin(config)
-
-
 def preview(
     submissions: list[Submission],
     due: str | None,
@@ -139,8 +126,8 @@ def preview(
     Raises:
         ValueError: ``due`` is not a date this course reads (with examples).
     """
-    from autograder.classgrade.late import parse_stamp, parse_time
-    from autograder.lessons import grade_points
+    from autograder.classgrade.late import parse_stamp, parse_time, penalty_plugin
+    from autograder.lessons.releases import grade_points
 
     lessons = {s.lesson for s in submissions} | ({lesson} if lesson else set())
     from autograder.classgrade.gradebook import due_state
@@ -156,7 +143,7 @@ def preview(
         found.due[lesson] = (parse_time(due, config), f"--due {due!r}")
     if not found.due:
         return found
-    plugin = _penalty_plugin(config)
+    plugin = penalty_plugin(config)
     if points_of is None:
         current = {name: sum(grade_points(name).values()) for name in found.due}
 

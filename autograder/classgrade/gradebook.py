@@ -58,7 +58,7 @@ def _url(path: Path | str) -> str:
 def _open(url: str) -> Any:
     from nbgrader.api import Gradebook
 
-    from autograder.config.scratch import put_python_on_path
+    from autograder.config.settings import put_python_on_path
 
     put_python_on_path()  # where nbgrader makes a gradebook, it runs `alembic`
     return Gradebook(url)
@@ -139,7 +139,7 @@ class CourseBook:
     ``config`` is the course config naming the late-penalty plugin."""
 
     def __init__(self, path: Path | str, config: Any = None) -> None:
-        from autograder.classgrade.due import penalty_plugin
+        from autograder.classgrade.late import penalty_plugin
 
         self.url = _url(path)
         self.plugin = penalty_plugin(config)

@@ -242,3 +242,13 @@ def read_timestamp(folder: Path) -> tuple[str, str]:
         return parse_stamp(path.read_text(encoding="utf-8")).isoformat(), ""
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return "", f"{path}: cannot read the submission time ({exc}); counted on time"
+
+
+def penalty_plugin(config: Any) -> Any:
+    """The late-submission plugin the course config names (nbgrader's own
+    lookup, :class:`~nbgrader.preprocessors.AssignLatePenalties`)."""
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    step = AssignLatePenalties(config=config)
+    step.init_plugin()
+    return step.plugin_inst

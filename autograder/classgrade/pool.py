@@ -1,5 +1,6 @@
 """The local worker pool: grading processes started with the allow-listed
-environment, a warm kernel server they share, and how they end.
+environment, a warm kernel server they share, and how they end; and
+:class:`Halt`, any executor's word that the batch must stop.
 
 ``course grade --jobs N`` grades on :func:`worker_pool`; a Dask worker under
 ``--cluster`` runs the same pool, one process per task slot
@@ -21,7 +22,13 @@ from autograder.classgrade.worker import THREAD_VARIABLES
 if TYPE_CHECKING:
     from autograder.grading.kernel.warmshare import SharedServer
 
-__all__ = ["shared_server", "stop_pool", "worker_pool"]
+__all__ = ["Halt", "shared_server", "stop_pool", "worker_pool"]
+
+
+class Halt(RuntimeError):
+    """An executor's word that the batch cannot go on (a cluster's scheduler
+    went away): :func:`autograder.classgrade.batch.run` stops; what was stored
+    stays for a rerun."""
 
 
 def worker_pool(
@@ -72,7 +79,7 @@ def shared_server(threads: int) -> SharedServer | None:
     run while the workers start), with the environment their kernels get:
     the allowed variables, with ``threads`` math threads. None where kernels
     cannot be forked."""
-    from autograder.config.scratch import python_on_path
+    from autograder.config.settings import python_on_path
     from autograder.grading.kernel import warmkernel
     from autograder.grading.kernel.limits import kernel_env, worker_env
     from autograder.grading.kernel.warmshare import SharedServer

@@ -42,7 +42,7 @@ def rules_of(
 
     def points_of(key: tuple[str, str]) -> dict:
         if key not in points:
-            from autograder.lessons import grade_points
+            from autograder.lessons.releases import grade_points
 
             root = Path(key[1]) if key[1] else None
             points[key] = grade_points(releases.Release(key[0], root))
@@ -123,9 +123,9 @@ def _prepare(
 ) -> dict:
     """Make one release's course, reference results, gradebook copy and cells
     for the jobs; return its cells as data."""
-    from autograder.config.scratch import cached_course
     from autograder.grading.chain.run import export_cells
     from autograder.grading.reference import measured_reference, reference_results
+    from autograder.lessons.scratch import cached_course
 
     folder = f"{name}@{Path(root).name}" if root else name
     release = releases.Release(name, Path(root) if root else None)

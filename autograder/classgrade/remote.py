@@ -50,7 +50,7 @@ def facts() -> dict[str, Any]:
     import platform
     from importlib.metadata import version
 
-    from autograder.config.scratch import library_fingerprint
+    from autograder.config.settings import library_fingerprint
     from autograder.grading.kernel import namespaces
     from autograder.grading.kernel import sandbox as landlock
 
@@ -176,7 +176,7 @@ def bundle_for(job: Any) -> bytes:
 
 def bundles_dir() -> Path:
     """Where a worker keeps the bundles it was sent."""
-    from autograder.config.scratch import cache_root
+    from autograder.config.settings import cache_root
 
     return cache_root() / "cluster"
 
@@ -195,7 +195,7 @@ def install(sha: str) -> Path:
         ValueError: the bundle's bytes are not the ones sent, or its records
             do not match this worker's copy of the course.
     """
-    from autograder.config.scratch import locked
+    from autograder.config.settings import locked
 
     folder = bundles_dir() / sha
     if sha in _PLACED:  # this process has it in place: no hashing per task

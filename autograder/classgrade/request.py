@@ -99,7 +99,7 @@ class Plan:
 
     def rewritten(self) -> set[tuple[str, str, str]]:
         """(student, lesson, cell) of each score this run writes again."""
-        from autograder.lessons import grade_points
+        from autograder.lessons.releases import grade_points
 
         question, found = self.request.question, set()
         for sub in self.todo:
@@ -116,7 +116,7 @@ def _check(request: Request, submissions: list[Submission]) -> None:
     Raises:
         ValueError: one line, with what there is to choose from.
     """
-    from autograder.lessons import grade_points
+    from autograder.lessons.releases import grade_points
 
     student, question = request.student, request.question
     if student is not None and not any(s.student == student for s in submissions):
@@ -137,7 +137,7 @@ def _check(request: Request, submissions: list[Submission]) -> None:
 
 def _selected(sub: Submission, request: Request) -> bool:
     """Whether a precise regrade takes this submission."""
-    from autograder.lessons import grade_points
+    from autograder.lessons.releases import grade_points
 
     if request.student is not None and sub.student != request.student:
         return False
@@ -216,8 +216,8 @@ def _lateness(
     on the full marks of the release the submission is graded under; stops a
     run whose penalties look like a wrong due date (unless ``yes``)."""
     from autograder.classgrade import due
-    from autograder.config.scratch import instructor_config
-    from autograder.lessons import grade_points
+    from autograder.config.settings import instructor_config
+    from autograder.lessons.releases import grade_points
 
     full: dict[tuple[str, str], float] = {}
 
@@ -382,7 +382,7 @@ def _plugin(request: Request, lateness: Lateness) -> Any:
     out with (the gradebook's record does, with one)."""
     if request.gradebook is not None or not lateness.due:
         return None
-    from autograder.classgrade.due import penalty_plugin
-    from autograder.config.scratch import instructor_config
+    from autograder.classgrade.late import penalty_plugin
+    from autograder.config.settings import instructor_config
 
     return penalty_plugin(instructor_config(course_root(request)))

@@ -191,7 +191,7 @@ class warnings_silenced:
 def _config(job: Job) -> Any:
     """The course's grading config, rooted at the lesson's course, with this
     job's kernel settings."""
-    from autograder.config.scratch import grading_config
+    from autograder.config.settings import grading_config
 
     config = grading_config(Path(job.course))
     config.GradingExecute.timeout = job.timeout

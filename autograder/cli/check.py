@@ -50,7 +50,7 @@ def check(args: argparse.Namespace) -> int:
     notebook = Path(args.notebook)
     if not notebook.is_file():
         raise ValueError(f"{notebook} is not a file")
-    from autograder.config.scratch import grading_config
+    from autograder.config.settings import grading_config
     from autograder.grading.chain.execute import source_limit
     from autograder.lessons import REPO_ROOT, lesson_names, lesson_of
 

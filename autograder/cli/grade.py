@@ -35,7 +35,7 @@ def _strict_times(times: dict[str, str], gradebook: Path | None) -> dict[str, st
         ValueError: the first time that is not read, with its file name.
     """
     from autograder.classgrade.late import parse_time
-    from autograder.config.scratch import instructor_config
+    from autograder.config.settings import instructor_config
 
     # the course's settings: beside its gradebook, else where the command runs
     config = instructor_config(gradebook.resolve().parent if gradebook else Path.cwd())

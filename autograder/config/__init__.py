@@ -1,6 +1,7 @@
-"""The grader's settings and folders: ``scratch`` (the nbgrader configs each run
-loads, the grader's cache, generated course folders). The course's nbgrader
-configuration itself is ``autograder/nbgrader_config.py``."""
+"""The grader's settings: ``settings`` (the nbgrader configs each run loads,
+the grader's cache). The course's nbgrader configuration itself is
+``autograder/nbgrader_config.py``; course folders are built by
+``autograder.lessons.scratch``."""
 
 from pathlib import Path
 

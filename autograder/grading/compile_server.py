@@ -6,7 +6,7 @@ Python, numba-cuda's imports and libNVVM's first compile; the kernels
 themselves take 25 ms. A :class:`CompileServer` pays that once per grading
 worker. It loads the compiler, running no answer code, then, for each
 request, forks a child that does what a process of its own does once its
-compiler is loaded (:func:`~autograder.grading.cuda_compile.compile_request`):
+compiler is loaded (:func:`~autograder.grading.cuda_worker.compile_request`):
 confine itself, cap its memory, load the answer, compile, report. Each child
 starts from the server as it was before any answer ran and holds no end of
 the server's pipes; the server is the subreaper of what a child starts and
@@ -59,7 +59,7 @@ def serve(cc: tuple[int, int]) -> None:
     request is read, and the child holds no end of the server's own pipes."""
     import ctypes
 
-    from autograder.grading.cuda_compile import _load_compiler
+    from autograder.grading.cuda_worker import load_compiler
 
     out = os.dup(1)
     os.dup2(2, 1)  # a stray print must not corrupt the reply channel
@@ -73,7 +73,7 @@ def serve(cc: tuple[int, int]) -> None:
         _write_all(out, (json.dumps(event) + "\n").encode())
 
     try:
-        cuda = _load_compiler(cc)
+        cuda = load_compiler(cc)
     except Exception as exc:  # noqa: BLE001 - the one-shot path reports it
         send(unavailable=f"{type(exc).__name__}: {exc}"[:300])
         return
@@ -198,7 +198,7 @@ def _end_leftovers() -> None:
 
 def _child(cuda: Any, request: dict, write: int) -> None:
     """In the forked child: one request, as a compile process of its own."""
-    from autograder.grading.cuda_compile import _confine, compile_request
+    from autograder.grading.cuda_worker import compile_request, confine
 
     code = 1
     try:
@@ -217,7 +217,7 @@ def _child(cuda: Any, request: dict, write: int) -> None:
             events.write(json.dumps(event) + "\n")
 
         try:
-            _confine(folder)
+            confine(folder)
         except Exception as exc:  # noqa: BLE001 - reported to the caller
             emit(error=f"could not confine the compile process: {exc}")
         else:
@@ -349,7 +349,7 @@ def run(
     """Compile on this process's warm server; None where there is none (then
     the caller starts a process of its own)."""
     global _server, _broken
-    from autograder.grading.cuda_compile import compile_env
+    from autograder.grading.cuda_worker import compile_env
 
     if _broken is not None or not (
         sys.platform.startswith("linux") and hasattr(os, "fork")

@@ -132,7 +132,7 @@ def feedback_steps() -> list[type]:
     with :class:`StoreGrades` in ``GetGrades``' place."""
     from traitlets.utils.importstring import import_item
 
-    from autograder.config.scratch import instructor_config
+    from autograder.config.settings import instructor_config
 
     listed = instructor_config(None).GenerateFeedback.preprocessors
     steps = [import_item(s) if isinstance(s, str) else s for s in listed]

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from autograder.config.scratch import cache_root, locked
+from autograder.config.settings import cache_root, locked
 from autograder.grading.kernel.limits import GRADING_ENV
 from autograder.lessons import source_to_notebook
 from autograder.lessons.conventions import grade_id, is_test
@@ -36,13 +36,13 @@ class ReferenceError(RuntimeError):
 
 def cache_dir(release: Any = None) -> Path:
     """Where reference results are kept: ``reference/`` in the grader's cache
-    (:func:`autograder.config.scratch.cache_root`), a kept release's own."""
+    (:func:`autograder.config.settings.cache_root`), a kept release's own."""
     return cache_root(release) / "reference"
 
 
 def _fingerprint(source: Path) -> str:
     """Changes whenever the lesson, the course library or key versions change."""
-    from autograder.config.scratch import library_fingerprint
+    from autograder.config.settings import library_fingerprint
 
     digest = hashlib.sha256(source.read_bytes())
     digest.update(f"{library_fingerprint()} {VERSION}".encode())

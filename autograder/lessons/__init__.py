@@ -10,7 +10,7 @@ Headers only need the keys that matter; :func:`source_to_notebook` fills in the
 rest of nbgrader's schema, checks the metadata, and gives every cell a stable id,
 so the same source always gives byte-identical notebooks. Each release is
 stamped and kept by ``releases``, which also says which release's rules grade
-a submission.
+a submission; ``scratch`` builds throwaway nbgrader course folders from them.
 """
 
 from __future__ import annotations
@@ -139,20 +139,6 @@ def write_notebook(nb: Any, path: Path) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
-
-
-def grade_points(lesson: Any) -> dict[str, float]:
-    """Points of every test cell of ``lesson`` (a name, or a
-    :class:`~autograder.lessons.releases.Release`), by ``grade_id``."""
-    from autograder.lessons.conventions import grade_id, nbgrader_meta
-    from autograder.lessons.releases import release_of
-
-    nb = source_to_notebook(release_of(lesson).source)
-    return {
-        grade_id(c): float(nbgrader_meta(c)["points"])
-        for c in nb.cells
-        if nbgrader_meta(c).get("grade")
-    }
 
 
 def lesson_of(notebook: Path) -> str | None:

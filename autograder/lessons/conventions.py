@@ -69,7 +69,7 @@ class LessonId:
 
 @functools.lru_cache(maxsize=1)
 def _configured() -> Any:
-    from autograder.config.scratch import instructor_config
+    from autograder.config.settings import instructor_config
 
     return instructor_config(None)  # the course's own settings
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autograder.lessons import REPO_ROOT, find_lesson
+from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
 
 RELEASES = REPO_ROOT / "releases"
 """Where releases are kept (committed with the lessons; never in a student
@@ -212,3 +212,16 @@ def summary(found: list[Rules]) -> list[str]:
         + ("that release (kept in releases/)" if kept else "the current release")
         for (lesson, note, kept), n in sorted(counts.items())
     ]
+
+
+def grade_points(lesson: Any) -> dict[str, float]:
+    """Points of every test cell of ``lesson`` (a name, or a
+    :class:`Release`), by ``grade_id``."""
+    from autograder.lessons.conventions import grade_id, nbgrader_meta
+
+    nb = source_to_notebook(release_of(lesson).source)
+    return {
+        grade_id(c): float(nbgrader_meta(c)["points"])
+        for c in nb.cells
+        if nbgrader_meta(c).get("grade")
+    }

@@ -37,9 +37,9 @@ from queue import Empty
 import nbformat
 
 from autograder.classgrade import grade_class, reassemble
-from autograder.config.scratch import ScratchCourse
 from autograder.grading.kernel.limits import GRADING_ENV
 from autograder.lessons import REPO_ROOT, lesson_names
+from autograder.lessons.scratch import ScratchCourse
 from autograder.samples import all_samples, write_samples
 
 #: ipykernel 7 warns on every start that loopback TCP is not encrypted.

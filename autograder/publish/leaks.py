@@ -214,7 +214,7 @@ def notebook_leaks(path: Path) -> list[str]:
 
 @functools.lru_cache(maxsize=4)
 def _student_edition_forbidden(_sources: tuple[float, ...] = ()) -> dict[str, str]:
-    from autograder.config.scratch import instructor_config
+    from autograder.config.settings import instructor_config
 
     stubs = instructor_config(None).ClearSolutions
     allowed = [shown_source(name, False) for name in lesson_names()]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.config.scratch import ScratchCourse
 from autograder.lessons import REPO_ROOT, lesson_names, write_notebook
+from autograder.lessons.scratch import ScratchCourse
 from autograder.publish.leaks import notebook_leaks
 
 

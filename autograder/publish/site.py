@@ -104,7 +104,7 @@ def _fingerprint(nb: Any) -> str:
     """The executed lesson's cache key: its text and the library it runs on."""
     import nbformat
 
-    from autograder.config.scratch import library_fingerprint
+    from autograder.config.settings import library_fingerprint
 
     digest = hashlib.sha256(nbformat.writes(nb).encode())
     digest.update(library_fingerprint().encode())

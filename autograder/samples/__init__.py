@@ -19,7 +19,8 @@ import csv
 import shutil
 from pathlib import Path
 
-from autograder.lessons import REPO_ROOT, grade_points, lesson_names
+from autograder.lessons import REPO_ROOT, lesson_names
+from autograder.lessons.releases import grade_points
 from autograder.samples.casefile import CaseFile, load, write
 
 HERE = Path(__file__).resolve().parent

@@ -21,7 +21,7 @@ def test_a_new_gradebook_is_the_one_nbgrader_makes(tmp_path):
     it; here nbgrader's migration scripts are read), and made only once."""
     from nbgrader.api import Gradebook
 
-    from autograder.config.scratch import put_python_on_path
+    from autograder.config.settings import put_python_on_path
 
     put_python_on_path()  # nbgrader runs `alembic` by name
     with Gradebook(f"sqlite:///{tmp_path / 'nbgrader.db'}"):

@@ -24,7 +24,7 @@ def books(tmp_path):
     and an empty course gradebook."""
     from nbgrader.api import Gradebook
 
-    from autograder.config.scratch import put_python_on_path
+    from autograder.config.settings import put_python_on_path
 
     put_python_on_path()
     template = f"sqlite:///{tmp_path / 'template.db'}"

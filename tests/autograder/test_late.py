@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import zipfile
 from datetime import datetime
@@ -18,11 +19,13 @@ from autograder.classgrade.late import (
 )
 from autograder.classgrade.worker import KERNEL_START_FAILED, Job, grade_job
 from autograder.cli import _read_map, main
-from autograder.config.scratch import instructor_config
+from autograder.config.settings import instructor_config
 from autograder.lessons import REPO_ROOT
 
 LESSON = "01_devices"
 BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+
+PLUGIN = "autograder.classgrade.late.PerHourPenalty"
 
 
 @pytest.mark.parametrize(
@@ -59,10 +62,25 @@ def test_the_course_config_names_the_penalty_method(tmp_path):
     assert instructor_config(None).LateSubmissionPlugin.penalty_method == "none"
     (tmp_path / "nbgrader_config.py").write_text(
         "c = get_config()\n"
-        'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
+        'c.AssignLatePenalties.plugin_class = "autograder.classgrade.late.'
+        'PerHourPenalty"\n'
     )
     config = instructor_config(tmp_path)
-    assert config.AssignLatePenalties.plugin_class == "autograder.late.PerHourPenalty"
+    assert config.AssignLatePenalties.plugin_class.endswith("late.PerHourPenalty")
+
+
+def test_a_config_naming_a_moved_module_is_told_its_new_name(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
+    )
+    with pytest.raises(ValueError) as caught:
+        instructor_config(tmp_path)
+    message = str(caught.value)
+    assert "c.AssignLatePenalties.plugin_class" in message
+    assert "'autograder.classgrade.late.PerHourPenalty'" in message
+    assert str(tmp_path) in message
+    assert importlib.util.find_spec("autograder.late") is None  # no shim left
 
 
 def test_intake_reads_timestamp_zip_date_and_map(tmp_path):
@@ -196,7 +214,7 @@ def test_a_page_follows_the_gradebook_when_the_penalty_goes_away(tmp_path):
     course.mkdir()
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
-        'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
+        f'c.AssignLatePenalties.plugin_class = "{PLUGIN}"\n'
         "c.PerHourPenalty.points_per_hour = 1\n"
     )
     folder = tmp_path / "in"
@@ -235,7 +253,7 @@ def test_without_a_gradebook_the_results_keep_lateness_and_penalties(tmp_path):
     handed.mkdir(parents=True)
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
-        'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
+        f'c.AssignLatePenalties.plugin_class = "{PLUGIN}"\n'
         "c.PerHourPenalty.points_per_hour = 1\n"
     )
     submission(LESSON, handed / f"{LESSON}.ipynb")
@@ -304,7 +322,7 @@ def test_lateness_is_shown_before_grading_and_a_wrong_due_date_stops():
     from autograder.classgrade import due
 
     config = instructor_config(None).copy()
-    config.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"
+    config.AssignLatePenalties.plugin_class = PLUGIN
     config.PerHourPenalty.points_per_hour = 1
     subs = _subs("2026-12-01T08:00:00", "2026-12-01T10:30:00", "")
     found = due.preview(subs, "2026-12-01T10:00+01:00", LESSON, None, config)
@@ -333,7 +351,7 @@ def test_the_penalty_preview_uses_each_submission_s_own_release_points():
     from autograder.classgrade import due
 
     config = instructor_config(None).copy()
-    config.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"
+    config.AssignLatePenalties.plugin_class = PLUGIN
     config.PerHourPenalty.points_per_hour = 20  # everything off: the full marks
     subs = _subs("2026-12-01T10:30:00", "2026-12-01T10:30:00")
     own = {"s0": 12.0, "s1": 14.0}

@@ -10,7 +10,7 @@ import sys
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.config.scratch import put_python_on_path
+from autograder.config.settings import put_python_on_path
 from autograder.lessons import REPO_ROOT
 
 #: ann scores 2 + 3 of 5 on Day 01, but was late: a 1.5-point penalty leaves 3.5;

@@ -393,7 +393,7 @@ def test_widget_state_is_dropped_from_feedback():
 
 
 def test_the_feedback_chains_hide_hidden_tests():
-    from autograder.config.scratch import grading_config
+    from autograder.config.settings import grading_config
 
     steps = grading_config(REPO_ROOT).GenerateFeedback.preprocessors
     assert HideHiddenTests in steps and SanitizeOutputs in steps

@@ -10,7 +10,8 @@ import pytest
 from autograder.classgrade import store
 from autograder.classgrade.pages import draw_pages
 from autograder.classgrade.reports import Marks, Result
-from autograder.lessons import REPO_ROOT, grade_points
+from autograder.lessons import REPO_ROOT
+from autograder.lessons.releases import grade_points
 
 LESSON = "01_devices"
 

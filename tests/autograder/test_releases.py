@@ -173,7 +173,7 @@ def test_once_the_gradebook_holds_the_current_rules_every_run_grades_under_them(
     from types import SimpleNamespace
 
     from autograder.classgrade.prepare import rules_of
-    from autograder.lessons import grade_points
+    from autograder.lessons.releases import grade_points
 
     kept, old = older_release
     monkeypatch.setattr(releases, "RELEASES", kept)

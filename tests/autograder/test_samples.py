@@ -161,7 +161,8 @@ def _course_for(root, lesson, entries):
     """A course root of its own for one lesson, with its submissions."""
     import shutil
 
-    from autograder.config.scratch import ScratchCourse, write_course_config
+    from autograder.config.settings import write_course_config
+    from autograder.lessons.scratch import ScratchCourse
 
     ScratchCourse(root, keep=True).generate(lesson)
     write_course_config(root)

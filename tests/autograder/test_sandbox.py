@@ -152,8 +152,8 @@ def _snooping_class(folder: Path, port: int, out: Path) -> tuple[Path, Path]:
         for c in reference.cells
         if c.metadata.get("nbgrader", {}).get("grade_id") == "01-pick-device"
     )
-    from autograder.config.scratch import cached_course
     from autograder.grading.reference import cache_dir
+    from autograder.lessons.scratch import cached_course
 
     snoop = SNOOP.format(
         lesson=LESSON,

@@ -205,7 +205,7 @@ def _as_a_worker(monkeypatch):
     """The environment as a grading worker has it: a job's thread settings
     (3 each), and this Python on PATH (put there by the course config)."""
     from autograder.classgrade.worker import THREAD_VARIABLES
-    from autograder.config.scratch import python_on_path
+    from autograder.config.settings import python_on_path
 
     for variable in THREAD_VARIABLES:
         monkeypatch.setenv(variable, "3")

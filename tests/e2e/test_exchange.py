@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.config.scratch import write_course_config
+from autograder.config.settings import write_course_config
 from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
 from autograder.samples import all_samples, expected_score, points
 from tests.lesson_helpers import fill_answers
@@ -132,7 +132,8 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     )
     with open(instructor / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write(
-            'c.AssignLatePenalties.plugin_class = "autograder.late.PerHourPenalty"\n'
+            "c.AssignLatePenalties.plugin_class = "
+            '"autograder.classgrade.late.PerHourPenalty"\n'
             "c.PerHourPenalty.points_per_hour = 0.5\n"
         )
 

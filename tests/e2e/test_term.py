@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from autograder.classgrade import grade_class
-from autograder.config.scratch import write_course_config
+from autograder.config.settings import write_course_config
 from autograder.lessons import find_lesson, releases, source_to_notebook
 from autograder.samples import all_samples
 from tests.lesson_helpers import CHANGED, fill_answers, older_release
@@ -69,7 +69,7 @@ class Term:
         with open(self.root / "nbgrader_config.py", "a", encoding="utf-8") as f:
             f.write(
                 "c.AssignLatePenalties.plugin_class = "
-                '"autograder.late.PerHourPenalty"\n'
+                '"autograder.classgrade.late.PerHourPenalty"\n'
                 "c.PerHourPenalty.points_per_hour = 1.0\n"
             )
         self.teacher = [f"--Exchange.root={self.exchange}"]

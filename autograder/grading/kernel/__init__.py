@@ -1,3 +1,4 @@
-"""Grading kernels: started warm (``warmkernel``, ``warmshare``, ``forked``),
+"""Grading kernels: started warm (``warmkernel``, ``warmshare``, ``forked``; the
+requests between them, ``forkwire``),
 confined (``sandbox`` with ``landlock``, ``seccomp``, ``namespaces``) and capped
 (``limits``)."""

@@ -41,6 +41,12 @@ from typing import Any
 
 from autograder.grading.kernel.become import become_kernel
 from autograder.grading.kernel.forked import ForkedKernel, ready_client
+from autograder.grading.kernel.forkwire import (
+    pid_of,
+    read_reply,
+    request_line,
+    send_request,
+)
 from autograder.grading.kernel.limits import kernel_env, limits_now
 from autograder.grading.referee.agent import FD_ENV
 from course.simlink import STORE_FD_ENV
@@ -164,24 +170,6 @@ def _serve(channel: socket.socket) -> None:
         channel.send(json.dumps({"pid": pid}).encode())
 
 
-def send_request(channel: socket.socket, line: str, fd: Any) -> None:
-    """A kernel's request to a server, with its referee channel if ``fd >= 0``
-    (and its store's channel: ``fd`` a pair of descriptors)."""
-    data = line.encode()
-    fds = [f for f in (fd if isinstance(fd, (list, tuple)) else [fd]) if f >= 0]
-    if fds:
-        socket.send_fds(channel, [data], fds)
-    else:
-        channel.send(data)
-
-
-def read_reply(channel: socket.socket) -> dict[str, Any]:
-    data = channel.recv(1 << 16)
-    if not data:
-        raise RuntimeError("the kernel server exited")
-    return json.loads(data)
-
-
 # The worker side.
 
 
@@ -222,8 +210,6 @@ class KernelServer:
         """Fork a kernel with these arguments (in the sandbox, in namespaces of
         its own, with these resource limits, holding the referee channel
         ``fd``); return its pid (that of its stand-in with namespaces)."""
-        from autograder.grading.kernel.warmshare import pid_of, request_line
-
         line = request_line(argv, cwd, env, confine, namespaces, limits)
         send_request(self.channel, line, fd)
         return pid_of(read_reply(self.channel))

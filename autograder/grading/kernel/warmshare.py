@@ -23,39 +23,19 @@ server forks it exactly as it forks a worker's own.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import socket
 import subprocess
 import sys
 from typing import Any
 
+from autograder.grading.kernel.forkwire import (
+    pid_of,
+    read_reply,
+    request_line,
+    send_request,
+)
 from autograder.grading.kernel.warmkernel import PER_KERNEL_ENV, _frozen
-
-
-def request_line(
-    argv: list[str],
-    cwd: str,
-    env: dict[str, str],
-    confine: bool,
-    namespaces: bool,
-    limits: dict[str, list[int]] | None,
-) -> str:
-    """A server's request for one kernel, as the line it reads."""
-    request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
-    request.update(namespaces=namespaces, limits=limits or {})
-    return json.dumps(request) + "\n"
-
-
-def pid_of(reply: dict[str, Any]) -> int:
-    """The forked kernel's pid in a server's reply.
-
-    Raises:
-        RuntimeError: the server could not fork (its reason).
-    """
-    if "pid" not in reply:
-        raise RuntimeError(reply.get("error", "no pid"))
-    return int(reply["pid"])
 
 
 class SharedServer:
@@ -119,7 +99,6 @@ class Handle:
             RuntimeError: the server has exited or could not fork (the handle
                 is then broken: this worker uses a server of its own).
         """
-        from autograder.grading.kernel.warmkernel import read_reply, send_request
 
         if len(request) > 6:
             request, fd = request[:6], request[6]

@@ -172,13 +172,13 @@ def _confine_launch() -> None:
     """The launch's child: a scratch folder of its own, then confined."""
     import resource
 
-    from autograder.grading.cuda_compile import _confine
+    from autograder.grading.cuda_worker import confine
     from course.simkernels import LAUNCH_SECONDS
 
     seconds = int(LAUNCH_SECONDS) + 1
     resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
-    _confine(Path(_SCRATCH))
+    confine(Path(_SCRATCH))
 
 
 def clear_scratch() -> None:

@@ -8,76 +8,33 @@ course's own ``nbgrader_config.py`` pointed at it.
 
 Generating a lesson into a new course costs seconds (nbgrader creates and
 migrates a gradebook, then releases the lesson), so a new course gets a copy of
-a cached one instead (:func:`cached_course`), kept under :func:`cache_root` and
-keyed by everything the result depends on.
+a cached one instead (:func:`cached_course`), kept under
+:func:`~autograder.config.settings.cache_root` and keyed by everything the
+result depends on.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from traitlets.config import Config
-from traitlets.config.loader import PyFileConfigLoader
-
+from autograder.config.settings import (
+    AUTOGRADER_DIR,
+    cache_root,
+    grading_config,
+    locked,
+    put_python_on_path,
+)
 from autograder.lessons import source_to_notebook, write_notebook
+from autograder.lessons.releases import release_of
 
-AUTOGRADER_DIR = Path(__file__).resolve().parents[1]
 _SKIP = {"__pycache__", ".ipynb_checkpoints"}
-
-
-def cache_root(release: Any = None) -> Path:
-    """The grader's cache: ``$COURSE_CACHE_DIR``, or ``gpu-course`` in the user
-    cache. Grading kernels cannot read it (:mod:`autograder.grading.kernel.sandbox`).
-    For a kept ``release`` (:class:`autograder.lessons.releases.Release`), its
-    own folder in there."""
-    override = os.environ.get("COURSE_CACHE_DIR")
-    if override:
-        root = Path(override)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-        root = Path(base) / "gpu-course"
-    pinned = None if release is None else release.cache
-    return root if pinned is None else root / "releases" / pinned
-
-
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the file ``path`` (created if missing)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def library_fingerprint() -> str:
-    """Changes whenever the student library (every file of ``course/``) or
-    the NumPy and torch it runs on change: part of every cache key of what a
-    lesson computes. Reads versions from package metadata (importing torch
-    would cost seconds)."""
-    from importlib.metadata import version
-
-    from autograder.lessons import REPO_ROOT
-
-    digest = hashlib.sha256()
-    for path in sorted((REPO_ROOT / "course").rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(REPO_ROOT)).encode())
-            digest.update(path.read_bytes())
-    digest.update(f"{version('numpy')} {version('torch')}".encode())
-    return digest.hexdigest()
 
 
 def _template_key(lesson: Any) -> str:
@@ -85,8 +42,6 @@ def _template_key(lesson: Any) -> str:
     its data files, the course's nbgrader settings and nbgrader's version."""
     import nbformat
     from nbgrader import __version__ as nbgrader_version
-
-    from autograder.lessons.releases import release_of
 
     source = release_of(lesson).source
     digest = hashlib.sha256(nbformat.writes(source_to_notebook(source)).encode())
@@ -104,8 +59,6 @@ def cached_course(lesson: Any) -> Path:
     :class:`~autograder.lessons.releases.Release`) generated in it, from the
     cache (made on first use, by one process at a time; older versions
     removed)."""
-    from autograder.lessons.releases import release_of
-
     lesson = release_of(lesson)
     stem = lesson.source.stem
     folder = cache_root(lesson) / "templates"
@@ -125,59 +78,6 @@ def cached_course(lesson: Any) -> Path:
             if old != done and old.is_dir():
                 shutil.rmtree(old, ignore_errors=True)
     return done
-
-
-def put_python_on_path() -> None:
-    """nbgrader runs tools such as ``alembic`` by name: find the running Python's.
-
-    A virtual environment used without being activated (``.venv/bin/python -m
-    course``) is not on ``PATH``, so its scripts would not be found.
-    """
-    os.environ["PATH"] = python_on_path(os.environ.get("PATH", ""))
-
-
-def python_on_path(path: str) -> str:
-    """``path`` with the running Python's folder in front, unless it has it."""
-    bin_dir = str(Path(sys.executable).parent)
-    parts = path.split(os.pathsep)
-    return path if bin_dir in parts else os.pathsep.join([bin_dir, *parts])
-
-
-def instructor_config(course_root: Path | None) -> Config:
-    """The settings nbgrader would load at an instructor's ``course_root``: its
-    ``nbgrader_config.py``, or the course's own settings when it has none."""
-    path = AUTOGRADER_DIR / "nbgrader_config.py"
-    if course_root is not None and (Path(course_root) / "nbgrader_config.py").is_file():
-        path = Path(course_root) / "nbgrader_config.py"
-    return PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
-
-
-def grading_config(root: Path) -> Config:
-    """Load ``autograder/nbgrader_config.py`` with the course root set to ``root``
-    (a scratch course or a grading job's folder)."""
-    config = PyFileConfigLoader(
-        "nbgrader_config.py", path=str(AUTOGRADER_DIR)
-    ).load_config()
-    root = Path(root).resolve()
-    config.CourseDirectory.root = str(root)
-    config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
-    return config
-
-
-def write_course_config(root: Path) -> Path:
-    """Write ``root/nbgrader_config.py``: the course's settings, with this root.
-
-    The ``nbgrader`` command reads that file when run in ``root``.
-    """
-    path = Path(root) / "nbgrader_config.py"
-    path.write_text(
-        "c = get_config()  # noqa: F821\n"
-        f"load_subconfig({str(AUTOGRADER_DIR / 'nbgrader_config.py')!r})"
-        "  # noqa: F821\n"
-        f"c.CourseDirectory.root = {str(Path(root).resolve())!r}\n",
-        encoding="utf-8",
-    )
-    return path
 
 
 class ScratchCourse:
@@ -209,8 +109,6 @@ class ScratchCourse:
     def add_lesson(self, lesson: Any) -> Path:
         """Copy a lesson's (a name or a :class:`~autograder.lessons.releases.
         Release`) solution notebook and data files into ``solutions/``."""
-        from autograder.lessons.releases import release_of
-
         source = release_of(lesson).source
         target = self.root / "solutions" / source.stem
         if target.exists():
@@ -238,8 +136,6 @@ class ScratchCourse:
             RuntimeError: nbgrader failed; the message carries nbgrader's log.
         """
         if cached and self._api is None and not (self.root / "gradebook.db").exists():
-            from autograder.lessons.releases import release_of
-
             shutil.copytree(cached_course(lesson), self.root, dirs_exist_ok=True)
             return self.root / "notebooks" / release_of(lesson).source.stem
         name = self.add_lesson(lesson).name
