@@ -90,7 +90,9 @@ c.Autograde.autograde_preprocessors = [
     AssignLatePenalties,
     CheckCellMetadata,
 ]
-c.GradingExecute.timeout = 120
+# seconds per cell, for `nbgrader autograde` and `course grade` alike (an
+# instructor's root config may set another; --timeout overrides it)
+c.GradingExecute.timeout = 60
 c.GradingExecute.interrupt_on_timeout = True
 # Caps per notebook: a notebook file larger than max_source_bytes is not run
 # (each test scores 0, with the reason); output messages of every kind count

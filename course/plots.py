@@ -277,10 +277,12 @@ def layout_problems(fig: Any = None) -> list[str]:
             problems.append(f"{words!r} is cut off by the figure's edge")
     for drawn, _ in labels:
         shown = sorted(
-            ((" ".join(t.get_text().split()), t.get_window_extent(renderer))
-             for t in drawn),
+            (
+                (" ".join(t.get_text().split()), t.get_window_extent(renderer))
+                for t in drawn
+            ),
             key=lambda item: (item[1].x0, item[1].y0),
-        )  # fmt: skip
+        )
         for (a, box_a), (b, box_b) in zip(shown, shown[1:]):
             if box_a.overlaps(box_b):
                 problems.append(f"tick labels {a!r} and {b!r} overlap")

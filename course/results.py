@@ -274,5 +274,12 @@ def submit(results: dict[str, Any], grade_id: str | None = None) -> None:
 
 
 __all__ = [
-    "MIME", "Approx", "Bound", "Raised", "encode", "outcome", "reference", "submit"
-]  # fmt: skip
+    "MIME",
+    "Approx",
+    "Bound",
+    "Raised",
+    "encode",
+    "outcome",
+    "reference",
+    "submit",
+]

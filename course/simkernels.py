@@ -128,9 +128,12 @@ def _allocators(link: Any) -> dict[str, Any]:
         kind = np.dtype(dtype)
         fill = np.nan if kind.kind in "fc" else 0
         return request(
-            link, "call", "numpy.full", encode((shape, fill)),
+            link,
+            "call",
+            "numpy.full",
+            encode((shape, fill)),
             encode({"dtype": kind.str}),
-        )  # fmt: skip
+        )
 
     def device_array_like(ary: Any, stream: Any = 0) -> Any:
         return device_array(tuple(ary.shape), np.dtype(ary.dtype))
@@ -237,10 +240,14 @@ def store_launch(
         kinds.append(kind)
         args.append(value)
     request = {
-        "name": str(name), "source": str(source), "args": args,
-        "grid": [int(g) for g in grid], "block": [int(b) for b in block],
-        "shared": int(shared), "here": str(here or ""),
-    }  # fmt: skip
+        "name": str(name),
+        "source": str(source),
+        "args": args,
+        "grid": [int(g) for g in grid],
+        "block": [int(b) for b in block],
+        "shared": int(shared),
+        "here": str(here or ""),
+    }
     try:
         done = store.launcher(request)
     except Exception as exc:  # noqa: BLE001 - the kernel's error, for the student

@@ -233,8 +233,13 @@ class Store:
     def ufunc(self, name: str, method: str, args: Any, kwargs: Any) -> Any:
         ufunc = getattr(np, name, None)
         if not isinstance(ufunc, np.ufunc) or method not in (
-            "__call__", "reduce", "accumulate", "outer", "at", "reduceat"
-        ):  # fmt: skip
+            "__call__",
+            "reduce",
+            "accumulate",
+            "outer",
+            "at",
+            "reduceat",
+        ):
             raise TypeError(f"{name}.{method} does not run on the simulated GPU")
         written = _keys_in(kwargs)
         if method == "at" and isinstance(args, list) and len(args) > 1 and args[1]:

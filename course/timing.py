@@ -163,9 +163,38 @@ def benchmark(
 
 #: Two-sided 95% quantiles of Student's t, by degrees of freedom (1-30); above
 #: 30 the normal 1.96 is within 4%.
-_T95 = (12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18,
-        2.16, 2.14, 2.13, 2.12, 2.11, 2.10, 2.09, 2.09, 2.08, 2.07, 2.07, 2.06,
-        2.06, 2.06, 2.05, 2.05, 2.05, 2.04)  # fmt: skip
+_T95 = (
+    12.71,
+    4.30,
+    3.18,
+    2.78,
+    2.57,
+    2.45,
+    2.36,
+    2.31,
+    2.26,
+    2.23,
+    2.20,
+    2.18,
+    2.16,
+    2.14,
+    2.13,
+    2.12,
+    2.11,
+    2.10,
+    2.09,
+    2.09,
+    2.08,
+    2.07,
+    2.07,
+    2.06,
+    2.06,
+    2.06,
+    2.05,
+    2.05,
+    2.05,
+    2.04,
+)
 
 
 @dataclass(frozen=True)
@@ -295,8 +324,15 @@ def compare(
     ratios = []
     for name in others:
         mean, width = _interval(logs[name])
-        ratios.append(Ratio(name, math.exp(mean), math.exp(mean - width),
-                            math.exp(mean + width), rounds))  # fmt: skip
+        ratios.append(
+            Ratio(
+                name,
+                math.exp(mean),
+                math.exp(mean - width),
+                math.exp(mean + width),
+                rounds,
+            )
+        )
     where = str(device or "cpu")
     results = {
         n: TimingResult(tuple(t), device=where, label=n) for n, t in times.items()

@@ -97,8 +97,15 @@ def test_the_instructor_package_names_every_module_it_has():
     assert not unnamed(autograder, top), (
         f"autograder/__init__.py: {unnamed(autograder, top)}"
     )
-    for part in ("cli", "classgrade", "config", "grading", "lessons", "measure",
-                 "publish"):  # fmt: skip
+    for part in (
+        "cli",
+        "classgrade",
+        "config",
+        "grading",
+        "lessons",
+        "measure",
+        "publish",
+    ):
         package = importlib.import_module(f"autograder.{part}")
         missing = [m for m in unnamed(package, top) if m not in (package.__doc__ or "")]
         assert not missing, f"autograder/{part}: no docstring names {missing}"
@@ -106,8 +113,15 @@ def test_the_instructor_package_names_every_module_it_has():
 
 #: Which parts of ``autograder`` each part may import (ARCHITECTURE.md).
 ALLOWED = {
-    "cli": {"classgrade", "config", "grading", "lessons", "measure", "publish",
-            "samples"},
+    "cli": {
+        "classgrade",
+        "config",
+        "grading",
+        "lessons",
+        "measure",
+        "publish",
+        "samples",
+    },
     "measure": {"classgrade", "config", "grading", "lessons", "publish", "samples"},
     "publish": {"classgrade", "config", "grading", "lessons", "samples"},
     "classgrade": {"config", "grading", "lessons"},
@@ -115,7 +129,7 @@ ALLOWED = {
     "lessons": {"config"},
     "config": set(),
     "samples": {"lessons"},
-}  # fmt: skip
+}
 
 
 def test_the_instructor_parts_import_downwards_only():

@@ -45,7 +45,7 @@ def test_environment_yml_names_the_same_dependencies_as_pyproject():
             *extras["e2e"],
             *extras["docs"],
             *extras["cluster"],
-        ]  # fmt: skip
+        ]
     )
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     conda = {}
@@ -162,7 +162,7 @@ def test_the_wheel_holds_every_file_the_readme_points_to(tmp_path):
             "--no-build-isolation",
             "-w",
             str(tmp_path),
-        ],  # fmt: skip
+        ],
         capture_output=True,
         text=True,
         check=True,

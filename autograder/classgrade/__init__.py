@@ -25,7 +25,8 @@ whose penalties look like a wrong date); ``runlock`` lets one run at a time
 write an output folder and a gradebook. ``regrade`` is ``course grade --diff``:
 what grading under the current rules would change, written nowhere.
 ``pool`` is the local worker pool; with ``--cluster`` the jobs run on Dask
-workers instead: ``cluster`` (the executor, on the main machine), ``remote``
+workers instead: ``cluster`` (the executor, on the main machine; how it
+reaches the cluster: ``cluster_reach``), ``remote``
 (a worker's side: lesson bundles, one task) and ``wire`` (a result as JSON,
 and the schema it is checked against).
 """
@@ -37,12 +38,11 @@ from autograder.classgrade.reports import ClassReport, Result, write_reports
 from autograder.classgrade.request import Plan, Request, plan
 from autograder.classgrade.store import Graded
 from autograder.classgrade.worker import Job, grade_job
-from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
+from autograder.config import DEFAULT_MEMORY_MB
 from autograder.grading.chain.reassemble import reassemble
 
 __all__ = [
     "DEFAULT_MEMORY_MB",
-    "DEFAULT_TIMEOUT",
     "ClassReport",
     "Graded",
     "IntakeError",

@@ -103,11 +103,8 @@ def course_book(planned: Plan) -> Iterator[CourseBook | None]:
         yield None
         return
     from autograder.classgrade.late import parse_stamp
-    from autograder.classgrade.request import course_root
-    from autograder.config.settings import instructor_config
 
-    config = instructor_config(course_root(request))
-    with CourseBook(Path(request.gradebook), config) as book:
+    with CourseBook(Path(request.gradebook), planned.config) as book:
         lessons = {s.lesson for s in planned.todo}
         templates = {n: f"sqlite:///{planned.gradebooks[n]}" for n in lessons}
         book.set_up(

@@ -171,10 +171,13 @@ def publish(
         # marks changed since (a manual score) have fresh feedback.
         fresh = {(s.student, s.lesson) for s in planned.todo} | drawn
         problems += feedback_to_course(
-            [s for s in planned.submissions
-             if not request.precise or (s.student, s.lesson) in fresh],
+            [
+                s
+                for s in planned.submissions
+                if not request.precise or (s.student, s.lesson) in fresh
+            ],
             results,
-        )  # fmt: skip
+        )
     shutil.rmtree(out / ".work" / "jobs", ignore_errors=True)
     return ClassReport(
         ordered,
@@ -225,7 +228,7 @@ def grade_class(
     start = time.perf_counter()
     request = Request(Path(source), lesson, **options)
     if cluster is not None:
-        from autograder.classgrade.cluster import parse
+        from autograder.classgrade.cluster_reach import parse
 
         if jobs or executor is not None:
             raise ValueError("--cluster grades on its workers: leave out --jobs")
@@ -251,9 +254,17 @@ def grade_class(
 
             with course_book(planned) as book:
                 if planned.jobs:
-                    _grade(planned, executor, cluster, workers, bar, arrived,
-                           graded_now, (allow_plain_tcp, allow_weak_workers),
-                           book)  # fmt: skip
+                    _grade(
+                        planned,
+                        executor,
+                        cluster,
+                        workers,
+                        bar,
+                        arrived,
+                        graded_now,
+                        (allow_plain_tcp, allow_weak_workers),
+                        book,
+                    )
                 return publish(planned, graded_now, time.perf_counter() - start, book)
     except BaseException:
         for path in fresh:  # a run that stopped before writing leaves no folder
@@ -280,10 +291,13 @@ def _grade(
         from autograder.classgrade.cluster import ClusterPool
 
         executor = pool = ClusterPool(
-            cluster, sandbox=request.sandbox,
-            weak_confinement=request.weak_confinement, allow_plain_tcp=allow[0],
-            allow_weak_workers=allow[1], say=bar.say,
-        )  # fmt: skip
+            cluster,
+            sandbox=request.sandbox,
+            weak_confinement=request.weak_confinement,
+            allow_plain_tcp=allow[0],
+            allow_weak_workers=allow[1],
+            say=bar.say,
+        )
         try:
             pool.prepare(planned.jobs)  # every bundle, before Ctrl-C is held
         except BaseException:

@@ -25,9 +25,6 @@ the worker's paths are its own.
 
 from __future__ import annotations
 
-import ipaddress
-import os
-import signal
 import threading
 from collections import deque
 from concurrent.futures import Executor, Future
@@ -37,59 +34,14 @@ from typing import Any
 from urllib.parse import urlparse
 
 from autograder.classgrade import remote, wire
+from autograder.classgrade.cluster_reach import CONNECT_TIMEOUT, local_cluster, parse
 from autograder.classgrade.pool import Halt
 from autograder.classgrade.worker import Job, failed, grade_job, over_limit
-
-#: Seconds to wait for the scheduler, and for a first worker.
-CONNECT_TIMEOUT = 30
 
 
 class ClusterLost(Halt):
     """The scheduler went away, or a worker refused to grade: the batch stops;
     a rerun grades the rest."""
-
-
-def parse(address: str, allow_plain_tcp: bool = False) -> tuple[str, Any]:
-    """``("local", N)`` for ``local:N``, else ``("remote", URL)``.
-
-    Raises:
-        ValueError: a malformed address, or plain TCP to another machine
-            without ``allow_plain_tcp``.
-    """
-    text = address.strip()
-    if text.startswith("local:"):
-        count = text.split(":", 1)[1]
-        if not count.isdigit() or int(count) < 1:
-            raise ValueError(
-                f"--cluster {address}: local:N takes a number of workers, e.g. local:4"
-            )
-        return "local", int(count)
-    if "://" not in text:
-        text = f"tcp://{text}"
-    url = urlparse(text)
-    if url.scheme not in ("tcp", "tls") or not url.hostname:
-        raise ValueError(
-            f"--cluster {address}: give a Dask scheduler address "
-            "(tls://host:8786 or tcp://host:8786) or local:N"
-        )
-    if url.scheme == "tcp" and not _loopback(url.hostname) and not allow_plain_tcp:
-        raise ValueError(
-            f"--cluster {address}: plain TCP to another machine sends submissions, "
-            "the lesson's reference records and the grades unencrypted and "
-            "unauthenticated. Run the scheduler and workers with TLS and give a "
-            "tls:// address (README, 'Grading on a cluster'), or pass "
-            "--allow-plain-tcp on a network you trust"
-        )
-    return "remote", text
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class ClusterPool(Executor):
@@ -119,7 +71,7 @@ class ClusterPool(Executor):
             ) from None
         kind, where = parse(address, allow_plain_tcp)
         self.address, self.say = address, say or (lambda lines: None)
-        self.cluster = _local_cluster(where) if kind == "local" else None
+        self.cluster = local_cluster(where) if kind == "local" else None
         try:
             self.client = Client(
                 self.cluster or where,
@@ -201,16 +153,21 @@ class ClusterPool(Executor):
         ):
             job, done = self.waiting.popleft()
             sent = replace(
-                job, confine=self.sandbox,
+                job,
+                confine=self.sandbox,
                 require_namespaces=job.require_namespaces and self.namespaces,
-            )  # fmt: skip
+            )
             task = self.client.submit(
-                remote.grade_task, asdict(sent), Path(job.path).read_bytes(),
-                self._bundle(job), slots, self.need,
+                remote.grade_task,
+                asdict(sent),
+                Path(job.path).read_bytes(),
+                self._bundle(job),
+                slots,
+                self.need,
                 key=f"grade-{job.lesson}-{job.student}-{job.digest[:12]}"
                 f"-{job.rules[:8]}",
                 pure=False,
-            )  # fmt: skip
+            )
             self.futures[task] = (job, done)
             task.add_done_callback(self._resolve)
 
@@ -255,8 +212,11 @@ class ClusterPool(Executor):
                     f"{remote.PACKAGE}=={version(remote.PACKAGE)} there"
                 )
             if type(exc).__name__ == "KilledWorker":
-                return failed(job, "each grading worker that ran it died, twice: "
-                              "recorded as an error, look at it by hand")  # fmt: skip
+                return failed(
+                    job,
+                    "each grading worker that ran it died, twice: "
+                    "recorded as an error, look at it by hand",
+                )
             return failed(job, f"the task failed: {type(exc).__name__}: {exc}")
         try:
             graded, refused = wire.from_json(
@@ -369,31 +329,3 @@ def check_workers(
                 "pass --allow-weak-workers to grade there with less"
             )
     return need
-
-
-def _local_cluster(workers: int) -> Any:
-    """A ``LocalCluster`` of ``workers`` processes with one thread each, on
-    TLS with a throwaway certificate (another user of this machine cannot
-    join it), started with the allow-listed environment (the grader's secrets
-    stay in this process) and Ctrl-C ignored (it is the main process's)."""
-    from distributed import LocalCluster
-
-    from autograder.grading.kernel.limits import set_environment, worker_env
-
-    kept = dict(os.environ)
-    main = threading.current_thread() is threading.main_thread()
-    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
-        set_environment(worker_env(kept))
-        return LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=40,
-            security=True,
-        )
-    finally:
-        set_environment(kept)
-        if main:
-            signal.signal(signal.SIGINT, interrupt)

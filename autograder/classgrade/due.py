@@ -214,3 +214,50 @@ def late_into(result: Any, found: Lateness, plugin: Any) -> bool:
     result.seconds_late = max(0.0, seconds)
     result.late_penalty = penalty_for(plugin, result.student, result.score, seconds)
     return (result.seconds_late, result.late_penalty) != before
+
+
+def lateness(
+    request: Any,
+    submissions: list[Submission],
+    lesson: str | None,
+    ruled: dict[Path, Any],
+    config: Any,
+) -> Lateness:
+    """For :func:`autograder.classgrade.request.plan`: due dates and lateness
+    as the gradebook will have them, each penalty
+    on the full marks of the release the submission is graded under; stops a
+    run whose penalties look like a wrong due date (unless ``yes``)."""
+    from autograder.lessons import releases
+    from autograder.lessons.releases import grade_points
+
+    full: dict[tuple[str, str], float] = {}
+
+    def points_of(sub: Submission) -> float:
+        rules = ruled.get(sub.path)
+        key = rules.key if rules is not None else (sub.lesson, "")
+        if key not in full:
+            release = rules.release if rules else releases.Release(sub.lesson)
+            full[key] = sum(grade_points(release).values())
+        return full[key]
+
+    found = preview(
+        submissions,
+        request.due,
+        lesson,
+        request.gradebook,
+        config,
+        points_of,
+        None if request.gradebook else kept_due_dates(Path(request.out_dir)),
+    )
+    check(found, request.yes)
+    return found
+
+
+def plugin(request: Any, lateness: Lateness, config: Any) -> Any:
+    """The late-penalty plugin a run without a gradebook works penalties
+    out with (the gradebook's record does, with one)."""
+    if request.gradebook is not None or not lateness.due:
+        return None
+    from autograder.classgrade.late import penalty_plugin
+
+    return penalty_plugin(config)

@@ -121,24 +121,37 @@ def copy_lesson(template: Any, course: Any, lesson: str) -> None:
         copy = Notebook(name=notebook.name, assignment=assignment)
         rows.append(copy)
         rows += [
-            GradeCell(name=cell.name, notebook=copy, max_score=cell.max_score,
-                      cell_type=cell.cell_type)
+            GradeCell(
+                name=cell.name,
+                notebook=copy,
+                max_score=cell.max_score,
+                cell_type=cell.cell_type,
+            )
             for cell in notebook.grade_cells
-        ]  # fmt: skip
+        ]
         rows += [
             SolutionCell(name=c.name, notebook=copy) for c in notebook.solution_cells
         ]
         rows += [
-            TaskCell(name=cell.name, notebook=copy, max_score=cell.max_score,
-                     cell_type=cell.cell_type)
+            TaskCell(
+                name=cell.name,
+                notebook=copy,
+                max_score=cell.max_score,
+                cell_type=cell.cell_type,
+            )
             for cell in notebook.task_cells
-        ]  # fmt: skip
+        ]
         rows += [
-            SourceCell(name=cell.name, notebook=copy, cell_type=cell.cell_type,
-                       locked=cell.locked, source=cell.source,
-                       checksum=cell.checksum)
+            SourceCell(
+                name=cell.name,
+                notebook=copy,
+                cell_type=cell.cell_type,
+                locked=cell.locked,
+                source=cell.source,
+                checksum=cell.checksum,
+            )
             for cell in notebook.source_cells
-        ]  # fmt: skip
+        ]
     course.db.add_all(rows)
     course.db.commit()
 

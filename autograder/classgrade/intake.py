@@ -112,9 +112,10 @@ def _layout_folders(source: Path) -> list[Path]:
     return [
         p
         for p in sorted(source.glob("*/*"))
-        if p.is_dir() and not p.parent.name.startswith(".")  # hidden: not read
+        if p.is_dir()
+        and not p.parent.name.startswith(".")  # hidden: not read
         and any(p.name.lower() == n.lower() for n in known)
-    ]  # fmt: skip
+    ]
 
 
 def _outputs_under(source: Path) -> list[Path]:

@@ -54,11 +54,13 @@ def rules_of(
             continue
         if points_of((ruled.lesson, "")) == book[0]:
             found[path] = Rules(
-                ruled.lesson, None, ruled.stamp,
+                ruled.lesson,
+                None,
+                ruled.stamp,
                 f"were released as {ruled.stamp}, but the gradebook holds the "
                 "current release's test cells and points",
                 now[ruled.lesson],
-            )  # fmt: skip
+            )
     return found
 
 

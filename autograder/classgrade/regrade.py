@@ -77,9 +77,13 @@ def diff(
         options.pop(fixed, None)
     with tempfile.TemporaryDirectory(prefix="course-diff-") as scratch:
         report = grade_class(
-            source, lesson, out_dir=Path(scratch), rules="current", force=True,
+            source,
+            lesson,
+            out_dir=Path(scratch),
+            rules="current",
+            force=True,
             **options,
-        )  # fmt: skip
+        )
     before = {
         (r.student, r.lesson): store.stored(
             out_dir, r.student, r.lesson, graded_only=False

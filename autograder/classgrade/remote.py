@@ -99,8 +99,10 @@ def unlike(need: dict[str, Any], there: dict[str, Any]) -> tuple[str, str]:
     ]
     if other:
         return "code", f"it runs other libraries: {', '.join(other)}"
-    for key, what in (("grader", "grader code"), ("library", "course library, "
-                      "NumPy or torch")):  # fmt: skip
+    for key, what in (
+        ("grader", "grader code"),
+        ("library", "course library, NumPy or torch"),
+    ):
         if there[key] != need[key]:
             return "code", (
                 f"it runs another {what} than this machine (the same "

@@ -21,7 +21,7 @@ from autograder.classgrade.prepare import prepare_lessons, rules_of
 from autograder.classgrade.reports import Result
 from autograder.classgrade.store import stored
 from autograder.classgrade.worker import Job
-from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_OUT, DEFAULT_TIMEOUT
+from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_OUT
 from autograder.lessons import find_lesson, releases
 
 Key = tuple[str, str]  # (student, lesson)
@@ -40,14 +40,16 @@ class Request:
     (:mod:`autograder.classgrade.gradebook`); ``due`` first sets the lesson's
     due date there, and ``times`` are submission times by file name.
     ``student`` regrades one student; ``question`` (a ``grade_id``) runs the
-    notebooks again but keeps only that test cell's new score.
+    notebooks again but keeps only that test cell's new score. ``timeout``
+    None: the course config's ``GradingExecute.timeout`` (the instructor's
+    root config, as nbgrader reads it, else the course's own).
     """
 
     source: Path
     lesson: str | None = None
     out_dir: Path = DEFAULT_OUT
     force: bool = False
-    timeout: int = DEFAULT_TIMEOUT
+    timeout: int | None = None
     memory_mb: int = DEFAULT_MEMORY_MB
     name_map: dict[str, str] | None = None
     warm: bool = True
@@ -96,6 +98,9 @@ class Plan:
     lateness: Lateness | None = None  # due dates and who is late, before grading
     when: dict[Key, str] = field(default_factory=dict)  # submission times (ISO)
     plugin: Any = None  # the late-penalty plugin (without a gradebook)
+    #: the instructor's config (its root's ``nbgrader_config.py``, else the
+    #: course's own), read once for the whole run
+    config: Any = None
 
     def rewritten(self) -> set[tuple[str, str, str]]:
         """(student, lesson, cell) of each score this run writes again."""
@@ -206,38 +211,6 @@ def course_root(request: Request) -> Path | None:
     return source if (source / "submitted").is_dir() else None
 
 
-def _lateness(
-    request: Request,
-    submissions: list[Submission],
-    lesson: str | None,
-    ruled: dict[Path, Any],
-) -> Lateness:
-    """Due dates and lateness as the gradebook will have them, each penalty
-    on the full marks of the release the submission is graded under; stops a
-    run whose penalties look like a wrong due date (unless ``yes``)."""
-    from autograder.classgrade import due
-    from autograder.config.settings import instructor_config
-    from autograder.lessons.releases import grade_points
-
-    full: dict[tuple[str, str], float] = {}
-
-    def points_of(sub: Submission) -> float:
-        rules = ruled.get(sub.path)
-        key = rules.key if rules is not None else (sub.lesson, "")
-        if key not in full:
-            release = rules.release if rules else releases.Release(sub.lesson)
-            full[key] = sum(grade_points(release).values())
-        return full[key]
-
-    found = due.preview(
-        submissions, request.due, lesson, request.gradebook,
-        instructor_config(course_root(request)), points_of,
-        None if request.gradebook else due.kept_due_dates(Path(request.out_dir)),
-    )  # fmt: skip
-    due.check(found, request.yes)
-    return found
-
-
 def plan(
     request: Request,
     workers: int | None = None,
@@ -257,6 +230,8 @@ def plan(
     Raises:
         ValueError: bad source or unknown lesson (one line, for the CLI).
     """
+    from autograder.classgrade import due as due_module
+    from autograder.config.settings import course_config, job_settings
     from autograder.grading.kernel import sandbox as landlock
 
     kernels = (
@@ -279,7 +254,8 @@ def plan(
     ruled = rules_of(request.rules, submissions, held)
     due = None
     # with a gradebook, lateness is kept there; without one, in the results
-    lateness = _lateness(request, submissions, lesson, ruled)
+    config = course_config(course_root(request))
+    lateness = due_module.lateness(request, submissions, lesson, ruled, config)
     if say is not None:
         say(lateness.lines())
     if request.due is not None and lesson in lateness.due:
@@ -327,18 +303,24 @@ def plan(
     # With a gradebook to fill, every lesson's definition may be needed.
     wanted = submissions if request.gradebook and not request.precise else todo
     courses, gradebooks, cells = prepare_lessons(
-        [ruled[s.path].key for s in wanted], ruled, work, problems, say,
+        [ruled[s.path].key for s in wanted],
+        ruled,
+        work,
+        problems,
+        say,
         one_definition=request.gradebook is not None,
         # under each submission's own release, the gradebook's definition (a
         # --rules current run made it) binds one student's regrade too
         held=held or None,
-    )  # fmt: skip
+    )
     workers = workers or os.cpu_count() or 1
     # Kernels side by side must not each start one math thread per core: the
     # oversubscribed threads spin against each other and grading crawls.
     threads = max(1, (os.cpu_count() or 1) // min(workers, max(len(todo), 1)))
     confine = request.sandbox and landlock.abi() > 0
     late = {(x.student, x.lesson) for x in lateness.late}
+    settings = job_settings(config)
+    timeout = request.timeout or int(config.GradingExecute.timeout)
     jobs = [
         Job(
             student=s.student,
@@ -348,7 +330,7 @@ def plan(
             course=str(courses[ruled[s.path].key]),
             cells=str(cells[ruled[s.path].key]),
             workdir=str(work / "jobs" / s.lesson / s.student),
-            timeout=request.timeout,
+            timeout=timeout,
             memory_mb=request.memory_mb,
             threads=threads,
             warm=request.warm,
@@ -356,6 +338,7 @@ def plan(
             require_namespaces=not request.weak_confinement,
             root=ruled[s.path].key[1],
             rules=ruled[s.path].digest,
+            settings=settings,
             # a worker's page shows the notebook's own marks: without a
             # gradebook and a late penalty, those are the store's
             page=request.gradebook is None
@@ -368,21 +351,26 @@ def plan(
         key for key, result in earlier.items() if result is None and request.question
     }
     return Plan(
-        request, out_dir, submissions, todo, jobs, results, earlier, problems,
-        courses, gradebooks, kernels, whole, lesson, due,
-        (intake.skipped, intake.unattributed), others, dropped,
-        releases.summary([ruled[s.path] for s in todo]), lateness,
+        request,
+        out_dir,
+        submissions,
+        todo,
+        jobs,
+        results,
+        earlier,
+        problems,
+        courses,
+        gradebooks,
+        kernels,
+        whole,
+        lesson,
+        due,
+        (intake.skipped, intake.unattributed),
+        others,
+        dropped,
+        releases.summary([ruled[s.path] for s in todo]),
+        lateness,
         {(s.student, s.lesson): s.submitted_at for s in submissions},
-        _plugin(request, lateness),
-    )  # fmt: skip
-
-
-def _plugin(request: Request, lateness: Lateness) -> Any:
-    """The late-penalty plugin a run without a gradebook works penalties
-    out with (the gradebook's record does, with one)."""
-    if request.gradebook is not None or not lateness.due:
-        return None
-    from autograder.classgrade.late import penalty_plugin
-    from autograder.config.settings import instructor_config
-
-    return penalty_plugin(instructor_config(course_root(request)))
+        due_module.plugin(request, lateness, config),
+        config,
+    )

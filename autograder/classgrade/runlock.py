@@ -85,11 +85,14 @@ def one_run(locks: dict[Path, str], notes: list[str] | None = None) -> Iterator[
                     f"an earlier run on {what} ended without finishing "
                     f"({_describe(stale)}); what it finished is kept"
                 )
-            _write(handle, {
-                "pid": os.getpid(),
-                "started": time.time(),
-                "command": " ".join(sys.argv)[:300],
-            })  # fmt: skip
+            _write(
+                handle,
+                {
+                    "pid": os.getpid(),
+                    "started": time.time(),
+                    "command": " ".join(sys.argv)[:300],
+                },
+            )
         yield
     finally:
         for handle in held:

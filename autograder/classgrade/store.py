@@ -65,8 +65,14 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 #: The fields a result's JSON leaves out when the gradebook holds its scores.
-SCORES = ("score", "max_score", "per_question", "gradebook_score", "late_penalty",
-          "seconds_late")  # fmt: skip
+SCORES = (
+    "score",
+    "max_score",
+    "per_question",
+    "gradebook_score",
+    "late_penalty",
+    "seconds_late",
+)
 _BASIS = "<!-- marks: "
 
 

@@ -27,8 +27,14 @@ STATUSES = ("graded", "unreadable", "wrong-lesson", "too-large", "error")
 MAX_BYTES = 64 * 1024 * 1024
 #: Fields only the main process sets (from its gradebook, its own files, the
 #: plan): a worker sends their defaults; ``release`` must be the job's rules.
-MAIN_ONLY = ("feedback", "scores", "submitted_at", "seconds_late",
-             "late_penalty", "gradebook_score")  # fmt: skip
+MAIN_ONLY = (
+    "feedback",
+    "scores",
+    "submitted_at",
+    "seconds_late",
+    "late_penalty",
+    "gradebook_score",
+)
 
 
 class Malformed(ValueError):

@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,9 @@ class Job:
     #: render the feedback page (False: the batch renders it from the
     #: course gradebook once the result is recorded there)
     page: bool = True
+    #: what the instructor's config sets over the course's own (plain data,
+    #: :func:`autograder.config.settings.job_settings`)
+    settings: dict = field(default_factory=dict)
 
     @property
     def release(self) -> Path:
@@ -110,10 +113,14 @@ def failed(job: Job, message: str) -> Graded:
     """An error for ``job``'s submission, saying why."""
     return Graded(
         Result(
-            job.student, job.lesson, "error", digest=job.digest,
-            message=message[:500], release=job.rules,
+            job.student,
+            job.lesson,
+            "error",
+            digest=job.digest,
+            message=message[:500],
+            release=job.rules,
         )
-    )  # fmt: skip
+    )
 
 
 def over_limit(job: Job) -> bool:
@@ -193,7 +200,7 @@ def _config(job: Job) -> Any:
     job's kernel settings."""
     from autograder.config.settings import grading_config
 
-    config = grading_config(Path(job.course))
+    config = grading_config(Path(job.course), job.settings)
     config.GradingExecute.timeout = job.timeout
     config.GradingExecute.warm = job.warm
     config.GradingExecute.confine = job.confine

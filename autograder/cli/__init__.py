@@ -17,7 +17,6 @@ from autograder.cli.check import check as _check
 from autograder.cli.grade import add_parser as add_grade_parser
 from autograder.cli.grade import lesson_flag
 from autograder.cli.grade import read_map as _read_map  # noqa: F401 - tests use it
-from autograder.config import DEFAULT_TIMEOUT
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -141,9 +140,11 @@ def _model_check(args: argparse.Namespace) -> int:
     except FileNotFoundError:
         found = False
     if not found:
-        print(f"error: {folder} is not a `make gpu-check` run (no extras.json and "
-              "bench--*.json); try docs/gpu-runs/2026-12-04-nvidia-h200",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"error: {folder} is not a `make gpu-check` run (no extras.json and "
+            "bench--*.json); try docs/gpu-runs/2026-12-04-nvidia-h200",
+            file=sys.stderr,
+        )
         return 2
     model_check(folder, write=args.write)
     return 0
@@ -212,7 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", default=str(Path.home() / ".course-check"), help="where feedback goes"
     )
     check.add_argument(
-        "--timeout", type=int, default=DEFAULT_TIMEOUT, help="seconds per cell"
+        "--timeout",
+        type=int,
+        default=None,
+        help="seconds per cell (default: the course config's)",
     )
     _weak_confinement_flag(check)
     check.set_defaults(func=_check)

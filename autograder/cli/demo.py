@@ -69,16 +69,19 @@ def grade_samples(everything: bool = False) -> int:
     samples = all_samples() if everything else one_of_each_kind(all_samples(LESSONS))
     lessons = sorted({s.lesson for s in samples})
     what = "every sample" if everything else "one sample of each kind"
-    print(f"\n== 4/4 `course grade`: {what}, {len(samples)} submissions of "
-          f"{len(lessons)} lessons (references are cached after one run)")  # fmt: skip
+    print(
+        f"\n== 4/4 `course grade`: {what}, {len(samples)} submissions of "
+        f"{len(lessons)} lessons (references are cached after one run)"
+    )
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         write_samples(Path(tmp) / "samples", samples=samples)
         report = grade_class(Path(tmp) / "samples", out_dir=Path(tmp) / "grading")
         rates = (Path(tmp) / "grading" / "pass_rates.csv").read_text().splitlines()
     print(f"graded in {time.perf_counter() - start:.1f} s\n")
-    print(f"{'student':<26} {'lesson':<24} {'kind':<12} {'score':>6} {'must':>5}  "
-          "status")  # fmt: skip
+    print(
+        f"{'student':<26} {'lesson':<24} {'kind':<12} {'score':>6} {'must':>5}  status"
+    )
     by_key = {(r.student, r.lesson): r for r in report.results}
     for s in samples:
         r = by_key[(s.name, s.lesson)]
@@ -98,6 +101,8 @@ def grade_samples(everything: bool = False) -> int:
         return 1
     print(f"All {len(samples)} submissions scored exactly as expected.")
     if not everything:
-        print("The whole sample class (every lesson, every kind): make demo-class "
-              "(or python -m autograder demo --all).")  # fmt: skip
+        print(
+            "The whole sample class (every lesson, every kind): make demo-class "
+            "(or python -m autograder demo --all)."
+        )
     return 0

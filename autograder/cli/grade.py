@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_OUT, DEFAULT_TIMEOUT
+from autograder.config import DEFAULT_MEMORY_MB, DEFAULT_OUT
 
 
 def read_map(path: str | None) -> tuple[dict[str, str] | None, dict[str, str]]:
@@ -81,27 +81,44 @@ def grade_command(args: argparse.Namespace) -> int:
     if args.diff:
         from autograder.classgrade import regrade
 
-        ignored = [flag for flag, on in (("--question", args.question),
-                   ("--due", args.due), ("--nbgrader-feedback", args.nbgrader_feedback))
-                   if on]  # fmt: skip
+        ignored = [
+            flag
+            for flag, on in (
+                ("--question", args.question),
+                ("--due", args.due),
+                ("--nbgrader-feedback", args.nbgrader_feedback),
+            )
+            if on
+        ]
         if ignored:
             raise ValueError(
                 f"--diff compares whole results and writes nothing: leave out "
                 f"{', '.join(ignored)}"
             )
         if not (Path(args.out) / "results").is_dir():
-            print(f"note: {args.out} holds no results yet: every submission will "
-                  "show as not graded before")  # fmt: skip
+            print(
+                f"note: {args.out} holds no results yet: every submission will "
+                "show as not graded before"
+            )
 
         changes = regrade.diff(
-            Path(args.source), args.lesson, Path(args.out).resolve(),
-            jobs=args.jobs, timeout=args.timeout, memory_mb=args.memory,
-            name_map=names, times=times, progress=not args.quiet,
-            warm=not args.cold_kernels, sandbox=not args.no_sandbox,
+            Path(args.source),
+            args.lesson,
+            Path(args.out).resolve(),
+            jobs=args.jobs,
+            timeout=args.timeout,
+            memory_mb=args.memory,
+            name_map=names,
+            times=times,
+            progress=not args.quiet,
+            warm=not args.cold_kernels,
+            sandbox=not args.no_sandbox,
             weak_confinement=args.allow_weak_confinement,
-            student=args.student, question=None, gradebook=gradebook_for(args),
+            student=args.student,
+            question=None,
+            gradebook=gradebook_for(args),
             **_cluster(args),
-        )  # fmt: skip
+        )
         print(regrade.summary(changes, Path(args.out)))
         return 0
     report = grade_class(
@@ -182,8 +199,9 @@ def add_parser(sub: Any, weak_flag: Callable[[Any], None]) -> None:
     grade.add_argument(
         "--timeout",
         type=int,
-        default=DEFAULT_TIMEOUT,
-        help=f"seconds per cell (default {DEFAULT_TIMEOUT})",
+        default=None,
+        help="seconds per cell (default: the course config's "
+        "c.GradingExecute.timeout, 60 unless the instructor's sets another)",
     )
     grade.add_argument(
         "--memory",

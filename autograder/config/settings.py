@@ -6,7 +6,9 @@ running Python's tools on ``PATH``. Imports nothing else of ``autograder``."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import fcntl
+import functools
 import hashlib
 import os
 import sys
@@ -82,13 +84,65 @@ def python_on_path(path: str) -> str:
 
 def instructor_config(course_root: Path | None) -> Config:
     """The settings nbgrader would load at an instructor's ``course_root``: its
-    ``nbgrader_config.py``, or the course's own settings when it has none."""
+    ``nbgrader_config.py``, or the course's own settings when it has none.
+
+    A file is read once per process while it stays unchanged; each caller
+    gets its own copy."""
     path = AUTOGRADER_DIR / "nbgrader_config.py"
     if course_root is not None and (Path(course_root) / "nbgrader_config.py").is_file():
         path = Path(course_root) / "nbgrader_config.py"
+    return copy.deepcopy(_loaded(path.resolve(), path.stat().st_mtime_ns))
+
+
+def course_config(course_root: Path | None) -> Config:
+    """The settings ``course grade`` runs under, read once for a run: the
+    course's own, with an instructor's root config (``course_root``'s
+    ``nbgrader_config.py``, which nbgrader reads there) over them."""
+    config = instructor_config(None)
+    config.merge(instructor_config(course_root))
+    return config
+
+
+@functools.lru_cache(maxsize=8)
+def _loaded(path: Path, _mtime_ns: int) -> Config:
+    global LOADS
+    LOADS += 1
     config = PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
     refuse_moved_names(config, path)
     return config
+
+
+#: How many times this process has read a config file (tests count them).
+LOADS = 0
+#: Sections of an instructor's config that do not travel to a grading job:
+#: where its folders are and how students exchange files.
+_PLACES = ("CourseDirectory", "Exchange", "ExchangeFactory")
+
+
+def job_settings(config: Config) -> dict[str, dict[str, Any]]:
+    """What an instructor's ``config`` sets differently from the course's own,
+    as plain data a grading job carries (to a cluster's worker too): limits
+    such as ``GradingExecute.timeout`` or ``LimitOutput.max_lines``. Classes
+    and the course's folders stay out."""
+    own = instructor_config(None)
+    found: dict[str, dict[str, Any]] = {}
+    for section, traits in config.items():
+        if section in _PLACES or not isinstance(traits, dict):
+            continue
+        for trait, value in traits.items():
+            if _plain(value) and own.get(section, {}).get(trait, object()) != value:
+                found.setdefault(section, {})[trait] = copy.deepcopy(value)
+    return found
+
+
+def _plain(value: Any) -> bool:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict) and not isinstance(value, Config):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
 
 
 #: Modules of the course that moved, by their old name.
@@ -123,12 +177,13 @@ def refuse_moved_names(config: Config, path: Path) -> None:
                         )
 
 
-def grading_config(root: Path) -> Config:
-    """Load ``autograder/nbgrader_config.py`` with the course root set to ``root``
-    (a scratch course or a grading job's folder)."""
-    config = PyFileConfigLoader(
-        "nbgrader_config.py", path=str(AUTOGRADER_DIR)
-    ).load_config()
+def grading_config(root: Path, settings: dict | None = None) -> Config:
+    """The course's settings (``autograder/nbgrader_config.py``), an
+    instructor's ``settings`` over them (:func:`job_settings`), and the course
+    root set to ``root`` (a scratch course or a grading job's folder)."""
+    config = instructor_config(None)
+    if settings:
+        config.merge(Config(copy.deepcopy(settings)))
     root = Path(root).resolve()
     config.CourseDirectory.root = str(root)
     config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"

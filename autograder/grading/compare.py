@@ -88,9 +88,12 @@ def _close(want: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> str:
         text = (
             f"{int((~ok).sum())} of {want.size} value(s) differ beyond the "
             f"tolerance (rtol={rtol:g}, atol={atol:g})"
-            + (f"; first{at}, where yours is {yours:.8g}" if at else
-               f"; yours is {yours:.8g}")
-        )  # fmt: skip
+            + (
+                f"; first{at}, where yours is {yours:.8g}"
+                if at
+                else f"; yours is {yours:.8g}"
+            )
+        )
         return text + (f"; your values: {_summary(got)}" if want.ndim else "")
     got_value = (got[first] if want.ndim else got).item()
     want_value = (want[first] if want.ndim else want).item()
@@ -111,8 +114,10 @@ def _summary(values: np.ndarray) -> str:
         finite = flat[np.isfinite(flat)] if flat.dtype.kind != "c" else flat
         if finite.size == 0:
             return "no finite value"
-        return (f"min {finite.real.min():.6g}, mean {finite.real.mean():.6g}, "
-                f"max {finite.real.max():.6g}")  # fmt: skip
+        return (
+            f"min {finite.real.min():.6g}, mean {finite.real.mean():.6g}, "
+            f"max {finite.real.max():.6g}"
+        )
 
 
 def _default_tolerance(dtype: np.dtype) -> tuple[float, float]:
@@ -241,8 +246,10 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
             return [f"{label}: expected {_expected(want, got)}, got {_show(got)}"]
         if got.get("v") != want.get("v"):
             if not _values_shown():
-                return [f"{label}: got {_show(got)}, which is not the "
-                        f"{_KINDS.get(kind, kind)} expected"]  # fmt: skip
+                return [
+                    f"{label}: got {_show(got)}, which is not the "
+                    f"{_KINDS.get(kind, kind)} expected"
+                ]
             return [f"{label}: got {_show(got)}, expected {_show(want)}"]
         return []
     if kind == "raised":

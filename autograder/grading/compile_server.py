@@ -291,9 +291,10 @@ class CompileServer:
         # The child's stderr: made here and read through this descriptor, so
         # that what the answer puts at that path is never what is read.
         err = os.open(
-            folder / ".stderr", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+            folder / ".stderr",
+            os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
             0o600,
-        )  # fmt: skip
+        )
         events, code, timed_out, child = [], None, False, None
         try:
             line = json.dumps({**request, "folder": str(folder)}) + "\n"

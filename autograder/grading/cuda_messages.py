@@ -25,10 +25,26 @@ _SKIP = (
 )
 #: NumPy functions that create an array.
 _ALLOCATING = {
-    "zeros", "empty", "ones", "full", "array", "asarray", "copy", "arange",
-    "linspace", "zeros_like", "empty_like", "ones_like", "full_like", "concatenate",
-    "stack", "hstack", "vstack", "outer", "where",
-}  # fmt: skip
+    "zeros",
+    "empty",
+    "ones",
+    "full",
+    "array",
+    "asarray",
+    "copy",
+    "arange",
+    "linspace",
+    "zeros_like",
+    "empty_like",
+    "ones_like",
+    "full_like",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "outer",
+    "where",
+}
 _LIST = re.compile(
     r"List\(|reflected list|build_list|list\(undefined|of type list|build_set"
     r"|DictType|build_map|of type dict"

@@ -166,10 +166,13 @@ def _measure(release: Any) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix="course-reference-"))
     resources: dict[str, Any] = {
         "metadata": {"path": str(folder)},
-        "nbgrader": {"assignment": source.stem, "notebook": source.stem,
-                     "student": "reference"},
+        "nbgrader": {
+            "assignment": source.stem,
+            "notebook": source.stem,
+            "student": "reference",
+        },
         "course_release": release,
-    }  # fmt: skip
+    }
     try:
         nb, resources = Referee(config=config).preprocess(nb, resources)
         nb, resources = GradingExecute(config=config).preprocess(nb, resources)

@@ -45,8 +45,13 @@ def _key(result: Any, messages: bool = False) -> tuple | None:
         return None
     if messages:
         return (result.hints,)
-    return (result.status, result.score, result.per_question, result.flags,
-            result.manual)  # fmt: skip
+    return (
+        result.status,
+        result.score,
+        result.per_question,
+        result.flags,
+        result.manual,
+    )
 
 
 def _grade(source: Path, label: str, **how: Any) -> dict[str, Any]:
@@ -55,8 +60,11 @@ def _grade(source: Path, label: str, **how: Any) -> dict[str, Any]:
     report = grade_class(source, out_dir=out, gradebook=None, progress=False, **how)
     wall = time.perf_counter() - start
     results = {(r.student, r.lesson): r for r in report.results}
-    print(f"{label}: {len(results)} submissions in {wall:.1f} s "
-          f"({60 * len(results) / wall:.1f}/min)", flush=True)  # fmt: skip
+    print(
+        f"{label}: {len(results)} submissions in {wall:.1f} s "
+        f"({60 * len(results) / wall:.1f}/min)",
+        flush=True,
+    )
     return {"label": label, "wall": wall, "results": results}
 
 
@@ -86,9 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     wanted = args.lessons.split(",") if args.lessons else None
     samples = all_samples(
-        None if wanted is None else
-        sorted({s.lesson for s in all_samples() if s.lesson[:2] in wanted})
-    )  # fmt: skip
+        None
+        if wanted is None
+        else sorted({s.lesson for s in all_samples() if s.lesson[:2] in wanted})
+    )
     source = Path(tempfile.mkdtemp(prefix="course-bench-class-"))
     write_samples(source, samples=samples)
     warm = Path(tempfile.mkdtemp(prefix="course-bench-warm-"))
@@ -97,32 +106,43 @@ def main(argv: list[str] | None = None) -> int:
     runs, rows = {}, []
     for n in [int(x) for x in args.workers.split(",")]:
         pool = runs[f"jobs{n}"] = _grade(source, f"--jobs {n}", jobs=n)
-        dask = runs[f"local{n}"] = _grade(source, f"--cluster local:{n}",
-                                          cluster=f"local:{n}")  # fmt: skip
+        dask = runs[f"local{n}"] = _grade(
+            source, f"--cluster local:{n}", cluster=f"local:{n}"
+        )
         count = len(pool["results"])
         got = dask["results"]
         same = [k for k, r in pool["results"].items() if _key(r) == _key(got.get(k))]
-        hints = [k for k, r in pool["results"].items()
-                 if _key(r, True) == _key(got.get(k), True)]  # fmt: skip
+        hints = [
+            k
+            for k, r in pool["results"].items()
+            if _key(r, True) == _key(got.get(k), True)
+        ]
         for k in sorted(set(pool["results"]) - set(hints)):
-            print(f"  hints differ: {k[0]}/{k[1]}: {pool['results'][k].hints} "
-                  f"!= {got[k].hints if k in got else None}"[:600])  # fmt: skip
+            print(
+                f"  hints differ: {k[0]}/{k[1]}: {pool['results'][k].hints} "
+                f"!= {got[k].hints if k in got else None}"[:600]
+            )
         per_task = (dask["wall"] - pool["wall"]) * n / max(count, 1)
-        rows.append({
-            "workers": n, "submissions": count,
-            "jobs_per_min": round(60 * count / pool["wall"], 2),
-            "cluster_per_min": round(60 * count / dask["wall"], 2),
-            "cluster_over_jobs": round(pool["wall"] / dask["wall"], 3),
-            "extra_s_per_task": round(per_task, 2),
-            "same_scores_per_cell": f"{len(same)}/{count}",
-            "same_hints": f"{len(hints)}/{count}",
-        })  # fmt: skip
+        rows.append(
+            {
+                "workers": n,
+                "submissions": count,
+                "jobs_per_min": round(60 * count / pool["wall"], 2),
+                "cluster_per_min": round(60 * count / dask["wall"], 2),
+                "cluster_over_jobs": round(pool["wall"] / dask["wall"], 3),
+                "extra_s_per_task": round(per_task, 2),
+                "same_scores_per_cell": f"{len(same)}/{count}",
+                "same_hints": f"{len(hints)}/{count}",
+            }
+        )
     for row in rows:
-        print(f"{row['workers']} worker(s): --jobs {row['jobs_per_min']}/min, "
-              f"--cluster {row['cluster_per_min']}/min (x{row['cluster_over_jobs']}),"
-              f" {row['extra_s_per_task']:+.2f} s a task; the same status and "
-              f"score per test cell: {row['same_scores_per_cell']}, the same "
-              f"hints: {row['same_hints']}")  # fmt: skip
+        print(
+            f"{row['workers']} worker(s): --jobs {row['jobs_per_min']}/min, "
+            f"--cluster {row['cluster_per_min']}/min (x{row['cluster_over_jobs']}),"
+            f" {row['extra_s_per_task']:+.2f} s a task; the same status and "
+            f"score per test cell: {row['same_scores_per_cell']}, the same "
+            f"hints: {row['same_hints']}"
+        )
     one = runs["local1"] if "local1" in runs else next(iter(runs.values()))
     extra = next((r["extra_s_per_task"] for r in rows if r["workers"] == 1), 0.0)
     lessons = _per_lesson(one, extra)
@@ -133,12 +153,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['per_worker_hour']}/hour, {row['workers_for_class']} workers"
         )
     figures = {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "runs": rows, "lessons": lessons,
+        "runs": rows,
+        "lessons": lessons,
         "class": {"students": STUDENTS, "minutes": MINUTES},
-    }  # fmt: skip
+    }
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(figures, indent=1) + "\n")

@@ -81,14 +81,17 @@ c.Execute.interrupt_on_timeout = True
 
 def plain_nbgrader(entries, root: Path) -> float:
     """Sequential stock ``nbgrader autograde`` per assignment; returns seconds."""
-    from autograder.classgrade import DEFAULT_TIMEOUT
+    from autograder.config.settings import instructor_config
 
     course = ScratchCourse(root, keep=True)
     for lesson in sorted({e[1] for e in entries}):
         course.generate(lesson)
     # Read by the nbgrader command run in root: nbgrader's defaults, this layout.
     (root / "nbgrader_config.py").write_text(
-        STOCK_CONFIG.format(root=str(root.resolve()), timeout=DEFAULT_TIMEOUT),
+        STOCK_CONFIG.format(
+            root=str(root.resolve()),
+            timeout=instructor_config(None).GradingExecute.timeout,
+        ),
         encoding="utf-8",
     )
     for student, lesson, path in entries:
@@ -136,9 +139,12 @@ def execute_only(entries, release_dir: Path) -> dict[str, float]:
         nb, _ = reassemble(nbformat.read(path, as_version=4), release)
         start = time.perf_counter()
         NotebookClient(
-            nb, timeout=120, allow_errors=True, kernel_name="python3",
+            nb,
+            timeout=120,
+            allow_errors=True,
+            kernel_name="python3",
             extra_arguments=[QUIET],
-        ).execute()  # fmt: skip
+        ).execute()
         times[f"{student}/{lesson}"] = time.perf_counter() - start
     return times
 

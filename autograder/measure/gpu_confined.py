@@ -33,8 +33,12 @@ MARK = "CONFINED-RESULT "
 
 #: The device files CUDA opens. Named, not listed: once confined, ``/dev``
 #: itself cannot be read, only these files.
-NVIDIA_FILES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm",
-                "/dev/nvidia-uvm-tools")  # fmt: skip
+NVIDIA_FILES = (
+    "/dev/nvidiactl",
+    "/dev/nvidia0",
+    "/dev/nvidia-uvm",
+    "/dev/nvidia-uvm-tools",
+)
 
 
 def _devices() -> dict[str, Any]:

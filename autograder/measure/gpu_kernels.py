@@ -83,10 +83,13 @@ def numba_launch(full: bool) -> dict[str, Any]:
             cuda.synchronize()
 
     rows = [
-        {"mode": mode, "launches": n,
-         "us_per_launch": _median_s(fn, cuda.synchronize, REPEAT) / n * 1e6}
+        {
+            "mode": mode,
+            "launches": n,
+            "us_per_launch": _median_s(fn, cuda.synchronize, REPEAT) / n * 1e6,
+        }
         for mode, fn in (("sync_once", once), ("sync_each", each))
-    ]  # fmt: skip
+    ]
     return {"rows": rows}
 
 
@@ -115,14 +118,27 @@ def day09_kernels(full: bool) -> dict[str, Any]:
         db[:] = 0.0
         lesson["fused_gradient_kernel"][blocks, threads](Xd, yd, wd, 0.5, dw, db)
 
-    rows.append({"kernel": "fused_gradient_kernel (atomics)", "n": n, "d": d,
-                 "median_s": _median_s(fused, cuda.synchronize, REPEAT)})  # fmt: skip
+    rows.append(
+        {
+            "kernel": "fused_gradient_kernel (atomics)",
+            "n": n,
+            "d": d,
+            "median_s": _median_s(fused, cuda.synchronize, REPEAT),
+        }
+    )
     if cp is not None:
         Xc, yc, wc = cp.asarray(X), cp.asarray(yv), cp.asarray(w)
         sync = cp.cuda.get_current_stream().synchronize
-        rows.append({"kernel": "CuPy array chain (numpy_gradient)", "n": n, "d": d,
-                     "median_s": _median_s(lambda: lesson["numpy_gradient"](
-                         Xc, yc, wc, 0.5), sync, REPEAT)})  # fmt: skip
+        rows.append(
+            {
+                "kernel": "CuPy array chain (numpy_gradient)",
+                "n": n,
+                "d": d,
+                "median_s": _median_s(
+                    lambda: lesson["numpy_gradient"](Xc, yc, wc, 0.5), sync, REPEAT
+                ),
+            }
+        )
     return {"rows": rows}
 
 
@@ -140,10 +156,14 @@ def _saxpy_and_sum(cuda: Any, lesson: dict[str, Any], data: Any) -> list[dict]:
     )
     total = _median_s(lambda: lesson["reduce_sum"](x), cuda.synchronize, REPEAT)
     return [
-        {"kernel": "saxpy_kernel", "n": n, "median_s": seconds,
-         "gbps": 3 * 4 * n / seconds / 1e9},
+        {
+            "kernel": "saxpy_kernel",
+            "n": n,
+            "median_s": seconds,
+            "gbps": 3 * 4 * n / seconds / 1e9,
+        },
         {"kernel": "reduce_sum", "n": n, "median_s": total},
-    ]  # fmt: skip
+    ]
 
 
 def _cupy_ways(cp: Any, kernels: tuple[Any, Any, Any], n: int) -> dict[str, Any]:
@@ -192,11 +212,14 @@ extern "C" __global__ void saxpy_raw(float a, const float* x, const float* y,
         ways = _cupy_ways(cp, (saxpy_ew, saxpy_raw, saxpy_fused), n)
         for name, fn in ways.items():
             timing = benchmark(fn, n_repeat=50 if full else 10, n_warmup=3)
-            rows.append({
-                "way": name, "n": n,
-                "gpu_median_s": float(statistics.median(timing.gpu_times[0])),
-                "cpu_median_s": float(statistics.median(timing.cpu_times)),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "way": name,
+                    "n": n,
+                    "gpu_median_s": float(statistics.median(timing.gpu_times[0])),
+                    "cpu_median_s": float(statistics.median(timing.cpu_times)),
+                }
+            )
     return {"rows": rows}
 
 
@@ -228,10 +251,16 @@ def day10_memory(full: bool) -> dict[str, Any]:
             optimizer.step()
             torch.cuda.synchronize(gpu)
             peak = torch.cuda.max_memory_allocated(gpu) - before
-            rows.append({"optimizer": name, "batch": batch, "dtype": "float32",
-                         "peak_training_bytes": int(counted),
-                         "max_memory_allocated": int(peak),
-                         "ratio": peak / counted if counted else None})  # fmt: skip
+            rows.append(
+                {
+                    "optimizer": name,
+                    "batch": batch,
+                    "dtype": "float32",
+                    "peak_training_bytes": int(counted),
+                    "max_memory_allocated": int(peak),
+                    "ratio": peak / counted if counted else None,
+                }
+            )
             del on_gpu, optimizer
     return {"rows": rows}
 
@@ -271,11 +300,19 @@ def day10_launches(full: bool) -> dict[str, Any]:
                 step(model, optimizer, X, y)
             torch.cuda.synchronize(gpu)
         kernels = sum(
-            1 for e in prof.events() if str(e.device_type).endswith("CUDA")
-            and "memcpy" not in e.name.lower() and "memset" not in e.name.lower()
-        )  # fmt: skip
-        rows.append({"step": step_name, "traced_launches": counted,
-                     "cuda_kernels_per_step": kernels / steps})  # fmt: skip
+            1
+            for e in prof.events()
+            if str(e.device_type).endswith("CUDA")
+            and "memcpy" not in e.name.lower()
+            and "memset" not in e.name.lower()
+        )
+        rows.append(
+            {
+                "step": step_name,
+                "traced_launches": counted,
+                "cuda_kernels_per_step": kernels / steps,
+            }
+        )
     return {"rows": rows}
 
 

@@ -48,10 +48,16 @@ def _shape(
             per_bytes = (b.bytes - a.bytes) / (n2 - n1)
         else:
             n1, per_flops, per_bytes = sizes[0], 0.0, 0.0
-        ops.append([
-            first.name, first.part, first.flops - per_flops * n1, per_flops,
-            first.bytes - per_bytes * n1, per_bytes,
-        ])  # fmt: skip
+        ops.append(
+            [
+                first.name,
+                first.part,
+                first.flops - per_flops * n1,
+                per_flops,
+                first.bytes - per_bytes * n1,
+                per_bytes,
+            ]
+        )
     return {"ops": ops}
 
 
@@ -75,11 +81,13 @@ def shapes() -> dict[str, dict[str, Any]]:
 
     setup = _iris_setup(torch.device("cpu"))
     found = {
-        "seed_iris": _shape(lambda n: lambda: _iris_epochs(setup, 10, None), 10,
-                            (120,)),
-        "sync_trap": _shape(lambda n: _trap_loop(torch.device("cpu"), 10, None), 10,
-                            (120,)),
-    }  # fmt: skip
+        "seed_iris": _shape(
+            lambda n: lambda: _iris_epochs(setup, 10, None), 10, (120,)
+        ),
+        "sync_trap": _shape(
+            lambda n: _trap_loop(torch.device("cpu"), 10, None), 10, (120,)
+        ),
+    }
     lesson = lesson_namespace("08_neural_network")
     for sizes in MLP_SIZES:
 
@@ -120,8 +128,9 @@ def measure(bursts: int = BURSTS) -> dict[str, Any]:
         setup = _iris_setup(torch.device("cpu"))
         loops["seed_iris"] = {
             "cpu_us": host_cost(lambda: _iris_epochs(setup, steps, None), bursts)
-            / steps * 1e6,
-        }  # fmt: skip
+            / steps
+            * 1e6,
+        }
         trap = _trap_loop(torch.device("cpu"), steps, 100)
         loops["sync_trap"] = {"cpu_us": host_cost(trap, bursts) / steps * 1e6}
         lesson = lesson_namespace("08_neural_network")

@@ -75,26 +75,34 @@ def model_check(run: Path, write: bool = False, say: Any = print) -> dict[str, A
         single = " (single source)" if name in SINGLE_SOURCE else ""
         say(f"{name:24} {value:11.4g} {unit:9} {source}{single}")
     say("")
-    say(f"{'experiment':12} {'variant':42} {'measured':>11} {'modelled':>11} "
-        f"{'error':>7} {'left out':>8}")  # fmt: skip
+    say(
+        f"{'experiment':12} {'variant':42} {'measured':>11} {'modelled':>11} "
+        f"{'error':>7} {'left out':>8}"
+    )
     for r in found["rows"]:
-        say(f"{r['experiment']:12} {r['variant'][:42]:42} "
+        say(
+            f"{r['experiment']:12} {r['variant'][:42]:42} "
             f"{_time(r['measured_s']):>11} {_time(r['modelled_s']):>11} "
-            f"{r['error']:+7.0%} {_left(r['left_out_error']):>8}")  # fmt: skip
+            f"{r['error']:+7.0%} {_left(r['left_out_error']):>8}"
+        )
     say("")
-    say(f"{len(found['rows'])} rows: median |error| {found['median_abs_error']:.1%} "
+    say(
+        f"{len(found['rows'])} rows: median |error| {found['median_abs_error']:.1%} "
         f"in sample; {found['rows_left_out']} rows held out (each experiment "
         f"predicted from constants fitted without it): median "
         f"{found['median_abs_left_out_error']:.1%}; worst training-loop row "
         f"{found['worst_loop_error']:.1%} in sample, "
         f"{found['worst_loop_left_out_error']:.1%} held out; the other rows come "
-        "from experiments that are a constant's only source (marked -)")  # fmt: skip
+        "from experiments that are a constant's only source (marked -)"
+    )
     for what, why in NOT_MODELLED.items():
         say(f"not modelled: {what}: {why}")
     seed = found["blind_seed_004"]
-    say(f"blind test: seed 004's loop on the {seed['gpu']}, modelled from the "
+    say(
+        f"blind test: seed 004's loop on the {seed['gpu']}, modelled from the "
         f"host costs' CPU ({seed['cpu']}): {seed['modelled_s']:.2f} s against the "
-        f"published {seed['published_s']} s ({seed['error']:+.0%})")  # fmt: skip
+        f"published {seed['published_s']} s ({seed['error']:+.0%})"
+    )
     (Path(run) / "model-check.json").write_text(
         json.dumps(found, indent=1), encoding="utf-8"
     )
@@ -104,14 +112,26 @@ def model_check(run: Path, write: bool = False, say: Any = print) -> dict[str, A
             name: {"value": value, "unit": unit, "source": source}
             for name, (value, unit, source) in sorted(found["constants"].items())
         }
-        CONSTANTS_FILE.write_text(json.dumps({
-            "experiment": "gpumodel",
-            "hardware": bench["hardware"] if isinstance(bench.get("hardware"), str)
-            else bench["environment"]["gpu"],
-            "date": bench["date"][:10],
-            "results": {"constants": table, "run": Path(run).name,
-                        "check": _kept(found)},
-        }, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")  # fmt: skip
+        CONSTANTS_FILE.write_text(
+            json.dumps(
+                {
+                    "experiment": "gpumodel",
+                    "hardware": bench["hardware"]
+                    if isinstance(bench.get("hardware"), str)
+                    else bench["environment"]["gpu"],
+                    "date": bench["date"][:10],
+                    "results": {
+                        "constants": table,
+                        "run": Path(run).name,
+                        "check": _kept(found),
+                    },
+                },
+                indent=1,
+                ensure_ascii=False,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
         say(f"wrote {CONSTANTS_FILE}")
     return found
 

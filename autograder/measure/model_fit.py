@@ -58,8 +58,10 @@ def _solve(row: Row, c: dict[str, float], key: str) -> float | None:
 
     def off(value: float) -> float:
         trial = dict(c, **{key: value})
-        return estimate(row.trace, H200, cpu_s=row.cpu_s, constants=trial).seconds \
-            - row.measured_s  # fmt: skip
+        return (
+            estimate(row.trace, H200, cpu_s=row.cpu_s, constants=trial).seconds
+            - row.measured_s
+        )
 
     low, high = 0.0, 1000.0
     if off(low) > 0 or off(high) < 0:
@@ -140,10 +142,16 @@ def fit(rows: list[Row]) -> dict[str, tuple[float, str, str]]:
             if each is not None:
                 again = _solve(each, values, "sync_us")
                 values["sync_us"] = values["sync_us"] if again is None else again
-        out["floor_us"] = (values["floor_us"], "µs",
-                           "ops: torch add of up to 10^6 elements")  # fmt: skip
-        out["sync_us"] = (values["sync_us"], "µs", "launch: synchronised after each "
-                          "add_ against once, given the floor")  # fmt: skip
+        out["floor_us"] = (
+            values["floor_us"],
+            "µs",
+            "ops: torch add of up to 10^6 elements",
+        )
+        out["sync_us"] = (
+            values["sync_us"],
+            "µs",
+            "launch: synchronised after each add_ against once, given the floor",
+        )
     fixed = [
         r
         for r in rows
@@ -224,13 +232,17 @@ def check(rows: list[Row]) -> dict[str, Any]:
                 if held_out
                 else None
             )
-            out.append({
-                "experiment": r.experiment, "variant": r.variant,
-                "measured_s": r.measured_s, "modelled_s": modelled,
-                "error": modelled / r.measured_s - 1,
-                "left_out_s": left,
-                "left_out_error": None if left is None else left / r.measured_s - 1,
-            })  # fmt: skip
+            out.append(
+                {
+                    "experiment": r.experiment,
+                    "variant": r.variant,
+                    "measured_s": r.measured_s,
+                    "modelled_s": modelled,
+                    "error": modelled / r.measured_s - 1,
+                    "left_out_s": left,
+                    "left_out_error": None if left is None else left / r.measured_s - 1,
+                }
+            )
     return {"constants": table, "rows": out, **_summary(out)}
 
 

@@ -88,10 +88,17 @@ def loop_trace(shape: dict[str, Any], n: int, steps: int, every: int | None) -> 
 
 def _one(name: str, flops: float, nbytes: float, library: str, dtype=None) -> Trace:
     found = Trace()
-    found.events.append(Event(
-        "op", name, flops, nbytes, dtype or torch.float32, part="bookkeeping",
-        library=library,
-    ))  # fmt: skip
+    found.events.append(
+        Event(
+            "op",
+            name,
+            flops,
+            nbytes,
+            dtype or torch.float32,
+            part="bookkeeping",
+            library=library,
+        )
+    )
     return found
 
 
@@ -106,45 +113,70 @@ def rows_of(run: Path, host: dict[str, Any] | None = None) -> list[Row]:
     loops = host["loops"]
     rows: list[Row] = []
 
-    def loop_row(exp: str, variant: str, per_step: float, key: str, n: int,
-                 every: int | None) -> None:  # fmt: skip
+    def loop_row(
+        exp: str, variant: str, per_step: float, key: str, n: int, every: int | None
+    ) -> None:
         steps = every or 1
         if key not in loops:  # a loop this host-costs file did not time
             return
-        rows.append(Row(
-            exp, variant, per_step * steps, loop_trace(loops[key], n, steps, every),
-            loops[key]["cpu_us"] * 1e-6 * scale * steps,
-        ))  # fmt: skip
+        rows.append(
+            Row(
+                exp,
+                variant,
+                per_step * steps,
+                loop_trace(loops[key], n, steps, every),
+                loops[key]["cpu_us"] * 1e-6 * scale * steps,
+            )
+        )
 
     for r in extras.get("seed_iris", {}).get("rows", []):
         if r["device"] != "cpu":
             every = {"item_every_200": 200, "item_every_epoch": 1}.get(r["variant"])
-            loop_row("seed_iris", r["variant"], r["seconds"] / r["epochs"],
-                     "seed_iris", 120, every)  # fmt: skip
+            loop_row(
+                "seed_iris",
+                r["variant"],
+                r["seconds"] / r["epochs"],
+                "seed_iris",
+                120,
+                every,
+            )
     for r in bench.get("sync_trap", {}).get("rows", []):
         if r["device"] != "cpu":
             every = {"item_every_100": 100, "item_every_epoch": 1}.get(r["variant"])
-            loop_row("sync_trap", r["variant"], r["s_per_epoch"], "sync_trap", 120,
-                     every)  # fmt: skip
+            loop_row(
+                "sync_trap", r["variant"], r["s_per_epoch"], "sync_trap", 120, every
+            )
     for r in bench.get("mlp", {}).get("rows", []):
         if r["device"] == "cuda" and r["implementation"] == "PyTorch":
-            loop_row("mlp_torch", f"sizes={r['sizes']}, n={r['samples']}",
-                     r["s_per_epoch"], f"mlp_torch {r['sizes']}", r["samples"],
-                     None)  # fmt: skip
+            loop_row(
+                "mlp_torch",
+                f"sizes={r['sizes']}, n={r['samples']}",
+                r["s_per_epoch"],
+                f"mlp_torch {r['sizes']}",
+                r["samples"],
+                None,
+            )
     for r in extras.get("seed_copies", {}).get("rows", []):
         if r["variant"] != "numpy":
             copies = r["variant"] == "cupy_copies_every_epoch"
-            rows.append(Row(
-                "seed_copies", f"{r['variant']}, n={r['n']}, hidden={r['hidden']}",
-                r["per_epoch_s"], mlp_epoch(r["n"], r["features"], r["hidden"],
-                                            copies),
-            ))  # fmt: skip
+            rows.append(
+                Row(
+                    "seed_copies",
+                    f"{r['variant']}, n={r['n']}, hidden={r['hidden']}",
+                    r["per_epoch_s"],
+                    mlp_epoch(r["n"], r["features"], r["hidden"], copies),
+                )
+            )
     for r in extras.get("precision", {}).get("rows", []):
         dtype = torch.float64 if r["dtype"] == "float64" else torch.float32
-        rows.append(Row(
-            "precision", f"{r['library']} {r['dtype']} matmul {r['n']}",
-            r["median_s"], _one("mm", 2.0 * r["n"] ** 3, 0.0, r["library"], dtype),
-        ))  # fmt: skip
+        rows.append(
+            Row(
+                "precision",
+                f"{r['library']} {r['dtype']} matmul {r['n']}",
+                r["median_s"],
+                _one("mm", 2.0 * r["n"] ** 3, 0.0, r["library"], dtype),
+            )
+        )
     for mode in (
         ("sync_once", "sync_each") if ("cuda", "sync_each") in launch else ()
     ):  # 100 of the bench's 5,000 add_
@@ -155,24 +187,47 @@ def rows_of(run: Path, host: dict[str, Any] | None = None) -> list[Row]:
                 found.sync()
         if mode == "sync_once":
             found.sync()
-        rows.append(Row("launch", f"torch add_, {mode}", launch["cuda", mode] * 100,
-                        found, launch["cpu", mode] * 100))  # fmt: skip
+        rows.append(
+            Row(
+                "launch",
+                f"torch add_, {mode}",
+                launch["cuda", mode] * 100,
+                found,
+                launch["cpu", mode] * 100,
+            )
+        )
     for r in bench.get("ops", {}).get("rows", []):
         if r["device"] != "cpu":
             matrix = r["op"] == "matmul"
             found = _one(
-                "mm" if matrix else "add", 2.0 * r["size"] ** 3 if matrix else 0.0,
-                0.0 if matrix else r["gbps"] * 1e9 * r["median_s"], r["library"],
-            )  # fmt: skip
+                "mm" if matrix else "add",
+                2.0 * r["size"] ** 3 if matrix else 0.0,
+                0.0 if matrix else r["gbps"] * 1e9 * r["median_s"],
+                r["library"],
+            )
             found.sync()
             cpu = launch["cpu", "sync_once"] if r["library"] == "torch" else None
-            rows.append(Row("ops", f"{r['library']} {r['op']} {r['size']}",
-                            r["median_s"], found, cpu))  # fmt: skip
+            rows.append(
+                Row(
+                    "ops",
+                    f"{r['library']} {r['op']} {r['size']}",
+                    r["median_s"],
+                    found,
+                    cpu,
+                )
+            )
     for r in bench.get("transfer", {}).get("rows", []):
         if r["memory"] == "pageable":
             way = "h2d" if r["direction"] == "host_to_device" else "d2h"
             found = Trace()
             found.copy(way, float(r["bytes"]), library="torch")
-            rows.append(Row("transfer", f"{way} pageable {r['bytes']} B",
-                            r["median_s"], found, 0.0))  # fmt: skip
+            rows.append(
+                Row(
+                    "transfer",
+                    f"{way} pageable {r['bytes']} B",
+                    r["median_s"],
+                    found,
+                    0.0,
+                )
+            )
     return rows

@@ -59,10 +59,20 @@ def build(venv: Path, flavour: str) -> None:
         ignore=shutil.ignore_patterns("__pycache__"),
     )  # as the COPY does
     _run(
-        [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         "-c", str(REPO_ROOT / "constraints.txt"),
-         "-r", str(IMAGES / f"requirements-{flavour}.txt"), str(wheel)]
-    )  # fmt: skip
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-c",
+            str(REPO_ROOT / "constraints.txt"),
+            "-r",
+            str(IMAGES / f"requirements-{flavour}.txt"),
+            str(wheel),
+        ]
+    )
     shutil.rmtree(wheel.parent, ignore_errors=True)
     config = venv / "etc" / "jupyter"
     for source, target in SETTINGS.items():

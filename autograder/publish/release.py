@@ -42,10 +42,13 @@ def _drafts(kept: Path, current: str) -> list[Path]:
         return []
     try:
         listed = subprocess.run(
-            ["git", "ls-tree", "-r", "--name-only", "HEAD", "--", "."], cwd=kept,
+            ["git", "ls-tree", "-r", "--name-only", "HEAD", "--", "."],
+            cwd=kept,
             capture_output=True,
-            text=True, timeout=30, check=True,
-        ).stdout.split()  # fmt: skip
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.split()
     except (OSError, subprocess.SubprocessError):
         return []
     committed = {Path(name).parts[0] for name in listed}
@@ -107,8 +110,10 @@ def release(
             log(f"released {released.name} -> {target} (release {digest})")
             for gone in _drafts(keep / released.name, digest):
                 shutil.rmtree(gone)
-                log(f"removed {gone}: a release made since the last commit and "
-                    "replaced before it was committed")  # fmt: skip
+                log(
+                    f"removed {gone}: a release made since the last commit and "
+                    "replaced before it was committed"
+                )
     if probe:
         from autograder.publish.probe import run_probe
 

@@ -304,13 +304,25 @@ def build_site(
         # (jupyter_execute/), which must not be beside the published one.
         html_dir = src / "_build" / "html"
         built = subprocess.run(
-            [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "auto",
-             "-d", str(src / "_doctrees"), str(src), str(html_dir)],
+            [
+                sys.executable,
+                "-m",
+                "sphinx",
+                "-b",
+                "html",
+                "-q",
+                "-j",
+                "auto",
+                "-d",
+                str(src / "_doctrees"),
+                str(src),
+                str(html_dir),
+            ],
             capture_output=True,
             text=True,
             env=dict(os.environ, PYTHONWARNINGS="ignore"),
             timeout=1800,
-        )  # fmt: skip
+        )
         log(f"rendered in {time.perf_counter() - started:.0f} s since the start")
         if built.returncode != 0:
             raise RuntimeError(f"sphinx-build failed:\n{built.stderr[-4000:]}")

@@ -187,10 +187,8 @@ def estimate(
     c = constant_values() if constants is None else constants
     torch_ops = sum(1 for e in run.events if e.kind == "op" and e.library == "torch")
     per_op = (
-        c.get("cpu_op_us", 0.0) * 1e-6
-        if cpu_s is None
-        else cpu_s / max(torch_ops, 1)
-    )  # fmt: skip
+        c.get("cpu_op_us", 0.0) * 1e-6 if cpu_s is None else cpu_s / max(torch_ops, 1)
+    )
     costs = {
         "torch": 0.0,
         "cupy": c.get("cupy_us", 0.0),
@@ -216,9 +214,13 @@ def estimate(
                 host = max(host, device) + _copy_seconds(e, spec, c)
                 device = host
     return Estimate(
-        spec.name, max(host, device), host, busy, run.launches * repeat,
+        spec.name,
+        max(host, device),
+        host,
+        busy,
+        run.launches * repeat,
         run.syncs * repeat,
-    )  # fmt: skip
+    )
 
 
 def replayed(
@@ -236,10 +238,8 @@ def replayed(
     kernels = [e for e in run.events if e.kind == "op"]
     torch_ops = sum(1 for e in kernels if e.library == "torch")
     per_op = (
-        c.get("cpu_op_us", 0.0) * 1e-6
-        if cpu_s is None
-        else cpu_s / max(torch_ops, 1)
-    )  # fmt: skip
+        c.get("cpu_op_us", 0.0) * 1e-6 if cpu_s is None else cpu_s / max(torch_ops, 1)
+    )
     host = per_op + c.get("book_us", 0.0) * 1e-6
     busy = sum(op_seconds(e, spec, c) for e in kernels)
     return Estimate(spec.name, host + busy, host, busy, 1, 0)

@@ -206,9 +206,15 @@ class _Recorder(TorchDispatchMode):
                 flops = float(_numel(out))
             moved = _nbytes(list(args)) + _nbytes(list(kwargs.values())) + _nbytes(out)
             self.events.append(
-                Event("op", name, flops, float(moved), _dtype([*args, out]),
-                      _part([*args, *kwargs.values()]))
-            )  # fmt: skip
+                Event(
+                    "op",
+                    name,
+                    flops,
+                    float(moved),
+                    _dtype([*args, out]),
+                    _part([*args, *kwargs.values()]),
+                )
+            )
         return out
 
 

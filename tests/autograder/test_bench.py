@@ -241,13 +241,19 @@ def test_day09_gpu_extras_run_on_numbas_simulator():
         "print(json.dumps([g.numba_launch(False), g.day09_kernels(False)]))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}, cwd=REPO_ROOT,
-    )  # fmt: skip
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+        cwd=REPO_ROOT,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     launch, kernels = json.loads(done.stdout.strip().splitlines()[-1])
     assert [r["mode"] for r in launch["rows"]] == ["sync_once", "sync_each"]
     assert [r["kernel"] for r in kernels["rows"]] == [
-        "saxpy_kernel", "reduce_sum", "fused_gradient_kernel (atomics)",
-    ]  # fmt: skip
+        "saxpy_kernel",
+        "reduce_sum",
+        "fused_gradient_kernel (atomics)",
+    ]
     assert all(r["median_s"] > 0 for r in kernels["rows"])

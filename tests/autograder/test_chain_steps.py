@@ -13,8 +13,15 @@ from autograder.grading.chain.run import _book_steps
 
 
 def _cell(**meta):
-    base = {"grade": True, "grade_id": "t1", "locked": True, "points": 2,
-            "schema_version": 3, "solution": False, "task": False}  # fmt: skip
+    base = {
+        "grade": True,
+        "grade_id": "t1",
+        "locked": True,
+        "points": 2,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
     base.update(meta)
     cell = nbformat.v4.new_code_cell("assert True")
     cell.metadata["nbgrader"] = {k: v for k, v in base.items() if v is not None}

@@ -448,9 +448,14 @@ def test_an_output_folder_keeps_its_results_and_force_removes_them_only_at_the_e
     # with --force, a run that stops before grading (a bad date) removes nothing
     with pytest.raises(ValueError, match="not a date and time"):
         grade_class(
-            folder, LESSON, out_dir=out, progress=False, force=True,
-            gradebook=tmp_path / "gradebook.db", due="01.12.2026 09:57",
-        )  # fmt: skip
+            folder,
+            LESSON,
+            out_dir=out,
+            progress=False,
+            force=True,
+            gradebook=tmp_path / "gradebook.db",
+            due="01.12.2026 09:57",
+        )
     assert store.stored(out, "bob", LESSON) is not None
     ann = [Submission("ann", LESSON, folder / f"ann_{LESSON}.ipynb", "d")]
     kept, dropped = _earlier_rows(Request(folder, force=True), out, ann, LESSON)

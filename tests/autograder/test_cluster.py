@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from autograder.classgrade import Graded, Result, grade_class, grade_job
-from autograder.classgrade.cluster import ClusterPool, check_workers, parse
+from autograder.classgrade.cluster import ClusterPool, check_workers
+from autograder.classgrade.cluster_reach import parse
 from autograder.classgrade.wire import Malformed, from_json, to_json
 from autograder.cli import main
 from autograder.samples import all_samples, write_samples
@@ -33,9 +34,15 @@ HERE = Path(__file__).parent
 DASK = Path(sys.executable).parent / "dask"
 #: the eight submissions: full marks, blank, wrong answers, tampering, errors
 CLASS = (
-    "reference", "blank", "forgets-mps", "returns-str", "edits-tests",
-    "kills-the-kernel", "other-lesson", "float-sqrt",
-)  # fmt: skip
+    "reference",
+    "blank",
+    "forgets-mps",
+    "returns-str",
+    "edits-tests",
+    "kills-the-kernel",
+    "other-lesson",
+    "float-sqrt",
+)
 POISON = "zz-poison"  # the preload kills each worker it reaches
 
 
@@ -167,8 +174,13 @@ def test_with_a_cluster_this_machine_needs_no_namespaces(tmp_path, monkeypatch):
     (tmp_path / "none").mkdir()
     with pytest.raises(ValueError, match="no user namespaces here"):
         grade_class(tmp_path / "none", LESSON, out_dir=tmp_path / "a", progress=False)
-    report = grade_class(tmp_path / "none", LESSON, out_dir=tmp_path / "b",
-                         cluster="local:1", progress=False)  # fmt: skip
+    report = grade_class(
+        tmp_path / "none",
+        LESSON,
+        out_dir=tmp_path / "b",
+        cluster="local:1",
+        progress=False,
+    )
     assert "cluster's workers" in report.kernels
 
 
@@ -199,14 +211,26 @@ class _Processes:
     def start(self, name: str, *argv: str, env: dict | None = None) -> None:
         log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - kept open
         self.started[name] = subprocess.Popen(
-            [str(DASK), *argv], stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True, env={**os.environ, **(env or {})},
-        )  # fmt: skip
+            [str(DASK), *argv],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )
 
     def scheduler(self) -> str:
         self.file.unlink(missing_ok=True)
-        self.start("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0",
-                   "--no-dashboard", "--scheduler-file", str(self.file))  # fmt: skip
+        self.start(
+            "scheduler",
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(self.file),
+        )
         for _ in range(300):
             if self.file.is_file():
                 try:
@@ -217,10 +241,22 @@ class _Processes:
         raise AssertionError("the scheduler did not start")
 
     def worker(self, name: str, crash: str = "") -> None:
-        self.start(name, "worker", "--scheduler-file", str(self.file),
-                   "--nthreads", "1", "--no-dashboard", "--name", name,
-                   "--host", "127.0.0.1", "--preload", str(HERE / "cluster_crash.py"),
-                   env={"COURSE_TEST_CRASH_STUDENT": crash})  # fmt: skip
+        self.start(
+            name,
+            "worker",
+            "--scheduler-file",
+            str(self.file),
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+            "--name",
+            name,
+            "--host",
+            "127.0.0.1",
+            "--preload",
+            str(HERE / "cluster_crash.py"),
+            env={"COURSE_TEST_CRASH_STUDENT": crash},
+        )
 
     def kill(self, name: str) -> None:
         try:
@@ -267,8 +303,14 @@ def test_a_class_on_dask_workers_that_die_and_a_scheduler_that_goes(tmp_path):
                 cluster.kill("w1")
 
         out = tmp_path / "out"
-        report = grade_class(source, LESSON, out_dir=out, cluster=address,
-                             on_result=killing_w1, progress=False)  # fmt: skip
+        report = grade_class(
+            source,
+            LESSON,
+            out_dir=out,
+            cluster=address,
+            on_result=killing_w1,
+            progress=False,
+        )
         # each submission graded exactly once, none lost
         assert sorted(seen) == sorted([*samples, POISON])
         assert sorted(_rows(out)) == sorted(seen)
@@ -279,8 +321,9 @@ def test_a_class_on_dask_workers_that_die_and_a_scheduler_that_goes(tmp_path):
         assert got[POISON].status == "error" and "died" in got[POISON].message
 
         # the same class on the local pool: the same results, test cell by cell
-        local = grade_class(source, LESSON, out_dir=tmp_path / "local", jobs=2,
-                            progress=False)  # fmt: skip
+        local = grade_class(
+            source, LESSON, out_dir=tmp_path / "local", jobs=2, progress=False
+        )
         pool = {r.student: r for r in local.results}
         for name in samples:
             assert got[name].per_question == pool[name].per_question, name
@@ -298,26 +341,41 @@ def test_a_class_on_dask_workers_that_die_and_a_scheduler_that_goes(tmp_path):
 
         resumed = tmp_path / "resumed"
         with pytest.raises(ValueError, match="went away.*run the same command"):
-            grade_class(source, LESSON, out_dir=resumed, cluster=address,
-                        on_result=killing_scheduler, progress=False)  # fmt: skip
+            grade_class(
+                source,
+                LESSON,
+                out_dir=resumed,
+                cluster=address,
+                on_result=killing_scheduler,
+                progress=False,
+            )
         kept = {p.stem for p in (resumed / "results" / LESSON).glob("*.json")}
         assert set(first) <= kept
         cluster.close()
         again: list[str] = []
-        grade_class(source, LESSON, out_dir=resumed, cluster="local:2",
-                    on_result=lambda r: again.append(r.student),
-                    progress=False)  # fmt: skip
+        grade_class(
+            source,
+            LESSON,
+            out_dir=resumed,
+            cluster="local:2",
+            on_result=lambda r: again.append(r.student),
+            progress=False,
+        )
         graded_before = {
-            name for name in kept
-            if json.loads((resumed / "results" / LESSON / f"{name}.json")
-                          .read_text())["status"] == "graded"
-        }  # fmt: skip
+            name
+            for name in kept
+            if json.loads((resumed / "results" / LESSON / f"{name}.json").read_text())[
+                "status"
+            ]
+            == "graded"
+        }
         assert not graded_before & set(again)
         assert sorted(_rows(resumed)) == sorted([*samples, POISON])
         # --cluster local:2 (its part of the class) against --jobs 2, cell by cell
         for name in set(again) & set(samples):
-            mine = json.loads((resumed / "results" / LESSON / f"{name}.json")
-                              .read_text())  # fmt: skip
+            mine = json.loads(
+                (resumed / "results" / LESSON / f"{name}.json").read_text()
+            )
             assert mine["per_question"] == pool[name].per_question, name
     finally:
         cluster.close()
@@ -334,20 +392,26 @@ def test_a_cluster_pool_runs_grade_job_only():
 def test_ctrl_c_on_a_cluster_keeps_what_was_graded_and_a_rerun_resumes(tmp_path):
     folder = tmp_path / "in"
     by_name = {s.name: s for s in all_samples([LESSON])}
-    write_samples(folder, samples=[by_name["blank"], by_name["reference"],
-                                   by_name["forgets-mps"]])  # fmt: skip
+    write_samples(
+        folder, samples=[by_name["blank"], by_name["reference"], by_name["forgets-mps"]]
+    )
     out = tmp_path / "out"
 
     def interrupt(result):
         raise KeyboardInterrupt  # Ctrl-C right after the first result arrives
 
     with pytest.raises(KeyboardInterrupt, match="stopped; 1 graded, 2 will be"):
-        grade_class(folder, LESSON, out_dir=out, cluster="local:1",
-                    progress=False, on_result=interrupt)  # fmt: skip
+        grade_class(
+            folder,
+            LESSON,
+            out_dir=out,
+            cluster="local:1",
+            progress=False,
+            on_result=interrupt,
+        )
     saved = {p.stem for p in (out / "results" / LESSON).glob("*.json")}
     assert len(saved) == 1
-    again = grade_class(folder, LESSON, out_dir=out, cluster="local:1",
-                        progress=False)  # fmt: skip
+    again = grade_class(folder, LESSON, out_dir=out, cluster="local:1", progress=False)
     assert again.reused == 1 and again.graded_now == 2
     for result in again.results:
         assert result.score == by_name[result.student].score

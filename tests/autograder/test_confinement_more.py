@@ -27,10 +27,17 @@ as_root = pytest.mark.skipif(
 #: x86-64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl), kept
 #: apart from the filter's own table so that a wrong number there shows.
 X86_64_CALLS = {
-    "ptrace": 101, "add_key": 248, "request_key": 249, "keyctl": 250,
-    "perf_event_open": 298, "process_vm_readv": 310, "process_vm_writev": 311,
-    "bpf": 321, "pidfd_open": 434, "pidfd_getfd": 438,
-}  # fmt: skip
+    "ptrace": 101,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "perf_event_open": 298,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "bpf": 321,
+    "pidfd_open": 434,
+    "pidfd_getfd": 438,
+}
 
 
 def run_child(code: str, *args: str, cwd: Path | None = None) -> dict:

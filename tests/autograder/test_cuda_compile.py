@@ -564,9 +564,11 @@ def test_the_compile_server_and_its_request_end_with_the_batch(how):
     from autograder.grading.kernel.limits import descendants
 
     proc = subprocess.Popen(
-        [sys.executable, "-c", _END_WITH_BATCH, _FILL], stdout=subprocess.PIPE,
-        text=True, start_new_session=True,
-    )  # fmt: skip
+        [sys.executable, "-c", _END_WITH_BATCH, _FILL],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         line = proc.stdout.readline().split()
         if not line:

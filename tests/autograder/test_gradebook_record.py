@@ -42,9 +42,13 @@ def books(tmp_path):
 
 def _result(student: str, a: float, b: float, b_max: float = 2.0) -> Result:
     return Result(
-        student=student, lesson=LESSON, status="graded", score=a + b,
-        max_score=1.0 + b_max, per_question={"a": [a, 1.0], "b": [b, b_max]},
-    )  # fmt: skip
+        student=student,
+        lesson=LESSON,
+        status="graded",
+        score=a + b,
+        max_score=1.0 + b_max,
+        per_question={"a": [a, 1.0], "b": [b, b_max]},
+    )
 
 
 def _grade(db_url: str, student: str, cell: str):
@@ -197,7 +201,8 @@ def test_a_run_never_leaves_a_score_above_its_maximum(books):
         assert _grade(db_url, "ada", "b")[3] == 2.0  # nothing moved before a result
         book.record(_result("ada", 1.0, 1.0, 1.0))  # bob's job fails
         lines = book.settle()
-    assert lines == [f"bob/{LESSON}: b held 2, above its new maximum 1; "
-                     "cleared until graded again"]  # fmt: skip
+    assert lines == [
+        f"bob/{LESSON}: b held 2, above its new maximum 1; cleared until graded again"
+    ]
     assert _grade(db_url, "ada", "b") == (1.0, None, False, 1.0)
     assert _grade(db_url, "bob", "b") == (None, None, True, 1.0)

@@ -116,8 +116,10 @@ def test_canvas_file_has_canvas_columns_points_possible_and_one_row_per_student(
         ["Ode, Cat", "1003", "", ""],
     ]
     assert {r[1]: tuple(r[5:]) for r in students} == {
-        "1001": EXPECTED["ann"], "1002": EXPECTED["bob"], "1003": EXPECTED["cat"]
-    }  # fmt: skip
+        "1001": EXPECTED["ann"],
+        "1002": EXPECTED["bob"],
+        "1003": EXPECTED["cat"],
+    }
     assert "Left out 1 student(s) without lms_user_id" in warned and "dee" in warned
     rows, warned = _export(
         course,

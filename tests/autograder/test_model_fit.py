@@ -27,9 +27,15 @@ def test_the_model_meets_its_targets_on_the_recorded_run(checked):
     rows = checked["rows"]
     assert len(rows) >= 50
     assert {r["experiment"] for r in rows} >= {
-        "seed_iris", "sync_trap", "seed_copies", "mlp_torch", "precision",
-        "launch", "ops", "transfer",
-    }  # fmt: skip
+        "seed_iris",
+        "sync_trap",
+        "seed_copies",
+        "mlp_torch",
+        "precision",
+        "launch",
+        "ops",
+        "transfer",
+    }
     for r in rows:
         assert r["error"] == pytest.approx(r["modelled_s"] / r["measured_s"] - 1)
         # an experiment that is a constant's only source has no left-out figure
@@ -88,15 +94,20 @@ def test_fp64_matrix_products_use_tensor_cores_where_the_chip_has_them():
         run.op("mm", 2.0 * 8192**3, 0.0, dtype, library="cupy")
         return run
 
-    for key, least, most in (("h200", 0.7, 0.9), ("t4", 20, 40),
-                             ("rtx3050-laptop", 40, 80)):  # fmt: skip
+    for key, least, most in (
+        ("h200", 0.7, 0.9),
+        ("t4", 20, 40),
+        ("rtx3050-laptop", 40, 80),
+    ):
         spec = gpumodel.GPUS[key]
         t32 = gpumodel.estimate(matmul(torch.float32), spec).seconds
         t64 = gpumodel.estimate(matmul(torch.float64), spec).seconds
         assert least < t64 / t32 < most, key
     h200 = gpumodel.GPUS["h200"]
-    ratio = (gpumodel.estimate(matmul(torch.float64), h200).seconds
-             / gpumodel.estimate(matmul(torch.float32), h200).seconds)  # fmt: skip
+    ratio = (
+        gpumodel.estimate(matmul(torch.float64), h200).seconds
+        / gpumodel.estimate(matmul(torch.float32), h200).seconds
+    )
     assert ratio == pytest.approx(0.79, abs=0.02)  # recorded: 17.15 / 21.71 ms
 
 

@@ -305,11 +305,19 @@ def test_the_worker_never_parses_an_oversized_submission(tmp_path, monkeypatch):
     (course / "notebooks" / LESSON).mkdir(parents=True)
     shutil.copyfile(release, course / "notebooks" / LESSON / f"{LESSON}.ipynb")
     job = worker.Job(
-        student="s", lesson=LESSON, path=str(big), digest="d",
-        course=str(course), cells=str(tmp_path / "cells.json"),
-        workdir=str(tmp_path / "job"), timeout=10,
-        memory_mb=0, threads=1, warm=False, confine=False,
-    )  # fmt: skip
+        student="s",
+        lesson=LESSON,
+        path=str(big),
+        digest="d",
+        course=str(course),
+        cells=str(tmp_path / "cells.json"),
+        workdir=str(tmp_path / "job"),
+        timeout=10,
+        memory_mb=0,
+        threads=1,
+        warm=False,
+        confine=False,
+    )
     monkeypatch.setattr(worker, "_source_limit", lambda job: 100_000)
     read = worker.nbformat.read
 
@@ -408,11 +416,16 @@ def test_course_check_escapes_control_characters(tmp_path, monkeypatch, capsys):
 
     forged = "\x1b[2K\r\x1b[32mok \x1b[0m01-all 2 / 2"
     result = Result(
-        "you", LESSON, "graded\x1b[0m", score=0.0, max_score=2.0,
+        "you",
+        LESSON,
+        "graded\x1b[0m",
+        score=0.0,
+        max_score=2.0,
         per_question={"01-q\x1b[32m": [0.0, 2.0]},
-        hints={"01-q\x1b[32m": forged}, message="msg\u202eevil\x08",
+        hints={"01-q\x1b[32m": forged},
+        message="msg\u202eevil\x08",
         flags=["flag\x9b31m"],
-    )  # fmt: skip
+    )
     monkeypatch.setattr(
         classgrade,
         "grade_class",

@@ -31,9 +31,12 @@ def test_pages_are_drawn_side_by_side_once_and_again_when_marks_change(tmp_path,
         scores = {cell: 0.0 for cell in points}
         scores[first] = 1.0
         marks[(student, LESSON)] = Marks(
-            auto=dict(scores), score=scores, points=dict(points), raw=1.0,
+            auto=dict(scores),
+            score=scores,
+            points=dict(points),
+            raw=1.0,
             penalty=0.5,
-        )  # fmt: skip
+        )
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)  # a thread alive: no plain fork
     if busy:

@@ -83,8 +83,21 @@ def test_each_notebook_is_graded_under_the_release_it_carries(
 
     # --diff: what the current rules would change, with nothing written
     before = store.result_path(out, "ann", LESSON).read_bytes()
-    assert main(["grade", str(folder), "--lesson", LESSON, "--out", str(out),
-                 "--diff", "--quiet"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "grade",
+                str(folder),
+                "--lesson",
+                LESSON,
+                "--out",
+                str(out),
+                "--diff",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out
     assert "would change 1 of 2 submission(s)" in shown
     assert f"ann/{LESSON}: 14/14 -> 12/12 (-2): {CHANGED} 4/4 -> 2/2" in shown
@@ -226,8 +239,9 @@ def test_a_kept_release_that_fails_falls_back_to_the_current_one(
     nb = json.loads(path.read_text(encoding="utf-8"))
     nb["metadata"]["course"]["release"]["digest"] = broken.name
     path.write_text(json.dumps(nb), encoding="utf-8")
-    report = grade_class(folder, LESSON, out_dir=tmp_path / "out", jobs=1,
-                         progress=False)  # fmt: skip
+    report = grade_class(
+        folder, LESSON, out_dir=tmp_path / "out", jobs=1, progress=False
+    )
     (ann,) = report.results
     assert (ann.status, ann.score) == ("graded", 12.0)
     assert ann.release == releases.current(LESSON)

@@ -96,10 +96,12 @@ def test_the_feedback_page_is_nbconverts_page_without_its_reparse():
         stock.register_preprocessor(step, enabled=True)
     resources = {"nbgrader": {"student": "s", "assignment": "a", "notebook": "a"}}
     pages = [
-        BeautifulSoup(exporter.from_notebook_node(copy.deepcopy(nb),
-                      copy.deepcopy(resources))[0], "html.parser")
+        BeautifulSoup(
+            exporter.from_notebook_node(copy.deepcopy(nb), copy.deepcopy(resources))[0],
+            "html.parser",
+        )
         for exporter in (ours, stock)
-    ]  # fmt: skip
+    ]
     texts = [" ".join(page.get_text().split()) for page in pages]
     assert texts[0] == texts[1]
     alts = [[img.get("alt") for img in page.find_all("img")] for page in pages]

@@ -24,12 +24,24 @@ def _notebook():
         cells=[
             _code("slow_demo()", [SKIP_AT_GRADING]),
             _code("fast_demo()"),
-            _code("def f(): ...", [SKIP_AT_GRADING], grade_id="01-f", solution=True,
-                  grade=False, locked=False),
-            _code("assert f() is None", [SKIP_AT_GRADING], grade_id="01-f-test",
-                  grade=True, solution=False, points=1),
+            _code(
+                "def f(): ...",
+                [SKIP_AT_GRADING],
+                grade_id="01-f",
+                solution=True,
+                grade=False,
+                locked=False,
+            ),
+            _code(
+                "assert f() is None",
+                [SKIP_AT_GRADING],
+                grade_id="01-f-test",
+                grade=True,
+                solution=False,
+                points=1,
+            ),
         ]
-    )  # fmt: skip
+    )
 
 
 def test_only_the_tagged_lesson_cell_counts_as_skipped():

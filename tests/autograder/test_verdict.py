@@ -212,7 +212,7 @@ def test_a_hidden_test_passes_only_with_results_equal_to_the_reference(monkeypat
         ({"checks": []}, "made 0 checks where the reference made 1"),
         ({"checks": [_check("check_type", ok=False)]}, "did not pass"),
     ],
-)  # fmt: skip
+)
 def test_a_test_fails_for_every_other_reason(monkeypatch, change, message):
     gid = "01-x-hidden-test"
     want = _record(gid, [_check("check_type")], {"x": 1})

@@ -134,8 +134,12 @@ def test_trace_puts_each_launch_in_a_part_of_the_step_whatever_the_loss():
             run = gpumodel.trace(lambda: step(optimizer, by_hand))  # noqa: B023
             parts[kind, by_hand] = run.by_part()
             assert sum(run.by_part().values()) == run.launches
-            assert set(run.by_op("bookkeeping")) <= {"_foreach_mul_", "_foreach_add_",
-                                                     "mul_", "add_"}  # fmt: skip
+            assert set(run.by_op("bookkeeping")) <= {
+                "_foreach_mul_",
+                "_foreach_add_",
+                "mul_",
+                "add_",
+            }
     for kind in ("foreach", "loop"):
         plain, by_hand = parts[kind, False], parts[kind, True]
         assert by_hand["bookkeeping"] == plain["bookkeeping"]

@@ -175,8 +175,12 @@ def test_compare_runs_torch_on_one_thread_and_gives_the_threads_back():
 
     before = torch.get_num_threads()
     seen = []
-    compare({"A": lambda: seen.append(torch.get_num_threads()), "B": lambda: None},
-            "A", min_rounds=2, seconds=0.0)  # fmt: skip
+    compare(
+        {"A": lambda: seen.append(torch.get_num_threads()), "B": lambda: None},
+        "A",
+        min_rounds=2,
+        seconds=0.0,
+    )
     assert set(seen) == {1} and torch.get_num_threads() == before
 
 

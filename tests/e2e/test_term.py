@@ -42,8 +42,12 @@ pytestmark = pytest.mark.slow
 def _nbgrader(args: list[str], cwd: Path, env: dict) -> str:
     proc = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, f"nbgrader {args[0]}:\n{proc.stderr[-3000:]}"
     return proc.stdout + proc.stderr
 
@@ -82,8 +86,12 @@ class Term:
     def submit(self, name: str, answers: dict[str, str], fetch: bool = True) -> None:
         home = self.homes / name
         home.mkdir(parents=True, exist_ok=True)
-        student = ["--course", COURSE, f"--Exchange.root={self.exchange}",
-                   f"--Exchange.cache={home / '.cache'}"]  # fmt: skip
+        student = [
+            "--course",
+            COURSE,
+            f"--Exchange.root={self.exchange}",
+            f"--Exchange.cache={home / '.cache'}",
+        ]
         if fetch:
             _nbgrader(["fetch_assignment", LESSON, *student], home, self.env)
         fill_answers(home / LESSON / f"{LESSON}.ipynb", answers)
@@ -91,9 +99,15 @@ class Term:
 
     def grade(self, **options) -> object:
         return grade_class(
-            self.root / "submitted", LESSON, out_dir=self.out, gradebook=self.db,
-            jobs=2, progress=False, course_feedback=True, **options,
-        )  # fmt: skip
+            self.root / "submitted",
+            LESSON,
+            out_dir=self.out,
+            gradebook=self.db,
+            jobs=2,
+            progress=False,
+            course_feedback=True,
+            **options,
+        )
 
     def stores(self, tmp: Path) -> dict[str, dict[str, tuple[float, float]]]:
         """Each store's (final score, maximum) of every student."""
@@ -115,9 +129,11 @@ class Term:
         for name in STUDENTS:
             for where, page in (
                 ("feedback", self.out / "feedback" / LESSON / f"{name}.html"),
-                ("course feedback",
-                 self.root / "feedback" / name / LESSON / f"{LESSON}.html"),
-            ):  # fmt: skip
+                (
+                    "course feedback",
+                    self.root / "feedback" / name / LESSON / f"{LESSON}.html",
+                ),
+            ):
                 shown = re.search(
                     rf"{LESSON} \(Score: ([\d.]+) / ([\d.]+)\)</h4>",
                     page.read_text(encoding="utf-8"),
@@ -128,8 +144,12 @@ class Term:
         found["nbgrader export"] = {
             n: (float(rows[n]["score"]), float(rows[n]["max_score"])) for n in STUDENTS
         }
-        self.nbgrader("export", "--exporter=autograder.classgrade.lms.CanvasExport",
-                      "--to", str(tmp / "canvas.csv"))  # fmt: skip
+        self.nbgrader(
+            "export",
+            "--exporter=autograder.classgrade.lms.CanvasExport",
+            "--to",
+            str(tmp / "canvas.csv"),
+        )
         canvas = _csv(tmp / "canvas.csv")
         column = canvas[0].index(LESSON)
         possible = float(canvas[1][column])
@@ -137,8 +157,12 @@ class Term:
         found["canvas"] = {
             ids[row[1]]: (float(row[column]), possible) for row in canvas[2:]
         }
-        self.nbgrader("export", "--exporter=autograder.classgrade.lms.MoodleExport",
-                      "--to", str(tmp / "moodle.csv"))  # fmt: skip
+        self.nbgrader(
+            "export",
+            "--exporter=autograder.classgrade.lms.MoodleExport",
+            "--to",
+            str(tmp / "moodle.csv"),
+        )
         moodle = _csv(tmp / "moodle.csv")
         emails = {f"s{i}@example.org": n for i, n in enumerate(STUDENTS)}
         found["moodle"] = {
@@ -185,8 +209,9 @@ def test_a_whole_term(tmp_path, monkeypatch):
     term.nbgrader("release_assignment", LESSON, *term.teacher)
     # The due date first, the README's way, an hour from now; and the roster.
     due = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(hours=1)
-    term.nbgrader("db", "assignment", "add", LESSON,
-                  f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC")  # fmt: skip
+    term.nbgrader(
+        "db", "assignment", "add", LESSON, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC"
+    )
     roster = tmp_path / "roster.csv"
     with open(roster, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -261,8 +286,9 @@ def test_a_whole_term(tmp_path, monkeypatch):
     # gradebook's scores, and --rules current applies it.
     from autograder.classgrade import regrade
 
-    changes = regrade.diff(submitted, LESSON, term.out, gradebook=term.db,
-                           jobs=2, progress=False)  # fmt: skip
+    changes = regrade.diff(
+        submitted, LESSON, term.out, gradebook=term.db, jobs=2, progress=False
+    )
     (ann,) = [c for c in changes if c.after.student == "ann"]
     assert ann.line() == (f"ann/{LESSON}: 14/14 -> 12/12 (-2): {CHANGED} 4/4 -> 2/2"), (
         ann.line()

@@ -48,9 +48,13 @@ def _judged(want: dict[str, Any], got: dict[str, Any]) -> list[str]:
         return [f"{want.get('c')}: no values to judge"]
     expected = got["expected"]
     if want.get("c") == "check_close":
-        expected = {"t": "approx", "v": expected, "strict": False,
-                    "rtol": _number(want.get("rtol"), 1e-5),
-                    "atol": _number(want.get("atol"), 1e-8)}  # fmt: skip
+        expected = {
+            "t": "approx",
+            "v": expected,
+            "strict": False,
+            "rtol": _number(want.get("rtol"), 1e-5),
+            "atol": _number(want.get("atol"), 1e-8),
+        }
     return compare_results(expected, got["actual"], reveal=VALUES)  # visible anyway
 
 
@@ -100,8 +104,11 @@ def judge(
     if want_results:
         got = record.get("results") or []
         if len(got) != 1:
-            problems.append("the test sent no results" if not got else
-                            "the test sent its results more than once")  # fmt: skip
+            problems.append(
+                "the test sent no results"
+                if not got
+                else "the test sent its results more than once"
+            )
         else:
             problems += compare_results(want_results[0], got[0], reveal=reveal)
     if problems:

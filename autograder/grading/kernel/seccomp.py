@@ -71,16 +71,30 @@ NAMESPACE_CALLS = {
 #: Per machine: system calls refused outright (EPERM), by name.
 REFUSED_CALLS = {
     "x86_64": {
-        "ptrace": 101, "add_key": 248, "request_key": 249, "keyctl": 250,
-        "perf_event_open": 298, "process_vm_readv": 310, "process_vm_writev": 311,
-        "bpf": 321, "pidfd_open": 434, "pidfd_getfd": 438,
+        "ptrace": 101,
+        "add_key": 248,
+        "request_key": 249,
+        "keyctl": 250,
+        "perf_event_open": 298,
+        "process_vm_readv": 310,
+        "process_vm_writev": 311,
+        "bpf": 321,
+        "pidfd_open": 434,
+        "pidfd_getfd": 438,
     },
     "aarch64": {
-        "ptrace": 117, "add_key": 217, "request_key": 218, "keyctl": 219,
-        "perf_event_open": 241, "process_vm_readv": 270, "process_vm_writev": 271,
-        "bpf": 280, "pidfd_open": 434, "pidfd_getfd": 438,
+        "ptrace": 117,
+        "add_key": 217,
+        "request_key": 218,
+        "keyctl": 219,
+        "perf_event_open": 241,
+        "process_vm_readv": 270,
+        "process_vm_writev": 271,
+        "bpf": 280,
+        "pidfd_open": 434,
+        "pidfd_getfd": 438,
     },
-}  # fmt: skip
+}
 #: x32 system calls: x86-64 numbers with this bit set (and x86-64's AUDIT_ARCH).
 X32_SYSCALL_BIT = 0x40000000
 #: CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (CLONE_NEWTIME
@@ -162,8 +176,13 @@ def install() -> None:
     buffer = ctypes.create_string_buffer(code, len(code))
     prog = _SockFprog(len(code) // 8, ctypes.addressof(buffer))
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong,
-                           ctypes.c_ulong, ctypes.c_ulong]  # fmt: skip
+    libc.prctl.argtypes = [
+        ctypes.c_int,
+        ctypes.c_ulong,
+        ctypes.c_ulong,
+        ctypes.c_ulong,
+        ctypes.c_ulong,
+    ]
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0):

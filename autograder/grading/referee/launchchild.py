@@ -102,8 +102,16 @@ def load_for_launches() -> None:
     run = _run_kernel()  # numba's simulator
     for source in _WARM_UP:  # what a launch and its errors import on the way
         try:
-            run({"name": "k", "source": source, "grid": [1], "block": [2],
-                 "shared": 0, "args": [np.zeros(1)]})  # fmt: skip
+            run(
+                {
+                    "name": "k",
+                    "source": source,
+                    "grid": [1],
+                    "block": [2],
+                    "shared": 0,
+                    "args": [np.zeros(1)],
+                }
+            )
         except Exception:  # noqa: BLE001 - the errors are the point
             import traceback
 

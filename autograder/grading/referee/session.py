@@ -104,7 +104,7 @@ class Referee:
                     self._bind(source)
                     exec(code, self.namespace)  # noqa: S102 - the lesson's test
                 except BaseException as exc:  # noqa: BLE001 - the test's outcome
-                    error = _message(exc)
+                    error = _message(exc, timeout)
             try:
                 done = self.link.end()
                 record.data["launches"] = [
@@ -318,9 +318,13 @@ def _patched(referee: Referee) -> Any:
             setattr(module, attr, value)
 
 
-def _message(exc: BaseException) -> str:
+def _message(exc: BaseException, timeout: float | None = None) -> str:
     if isinstance(exc, TestTimeout):
-        return "TimeoutError: it ran past the time a test may take"
+        limit = "the time" if timeout is None else f"the {timeout:g} s"
+        return (
+            f"TimeoutError: it ran past {limit} a test may take: look for a "
+            "loop that never ends, or work far larger than the task asks"
+        )
     if isinstance(exc, KernelGone):
         return f"KernelDied: {exc}"
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip()

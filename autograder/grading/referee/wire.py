@@ -282,8 +282,13 @@ def data_node(value: Any, exact: bool = True) -> Any:
         # that from the store itself).
         array = value
         if array.dtype.kind in DTYPE_KINDS:
-            return ["F", array.dtype.str, list(array.shape), array.device_name,
-                    fake.DeviceArray._course_handle(array)]  # fmt: skip
+            return [
+                "F",
+                array.dtype.str,
+                list(array.shape),
+                array.device_name,
+                fake.DeviceArray._course_handle(array),
+            ]
     return None
 
 

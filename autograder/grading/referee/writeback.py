@@ -46,9 +46,14 @@ def fingerprint(value: Any, depth: int = 0) -> Any:
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(value, torch.Tensor):
         return (
-            "T", id(value), value._version, str(value.device), str(value.dtype),
-            tuple(value.shape), value.requires_grad,
-        )  # fmt: skip
+            "T",
+            id(value),
+            value._version,
+            str(value.device),
+            str(value.dtype),
+            tuple(value.shape),
+            value.requires_grad,
+        )
     if (
         kind is np.ndarray
         and value.dtype.kind in DTYPE_KINDS
@@ -114,8 +119,10 @@ def write_back(mine: Any, theirs: Any, top: bool = True) -> Any:
         if isinstance(theirs, torch.Tensor):
             with torch.no_grad():
                 if (mine.shape, mine.dtype, mine.device) == (
-                    theirs.shape, theirs.dtype, theirs.device,
-                ) and mine.device.type != "meta":  # fmt: skip
+                    theirs.shape,
+                    theirs.dtype,
+                    theirs.device,
+                ) and mine.device.type != "meta":
                     mine.copy_(theirs)
                 else:
                     mine.data = theirs.detach()
