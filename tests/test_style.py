@@ -37,3 +37,23 @@ def test_lesson_lines_fit_in_88_characters():
         if len(line) > 88
     ]
     assert long_lines == []
+
+
+#: The formatter's off switches (spelt apart, so this file does not hold them).
+FORMATTER_OFF = ("skip", "off")
+
+
+def test_modules_are_read_in_one_sitting_and_formatted_as_written():
+    """Each module of the course, the grader and the tests holds at most 400
+    lines, kept so by splitting it by job, never by turning the formatter off."""
+    long, unformatted = [], []
+    for part in ("course", "autograder", "tests"):
+        for path in sorted((ROOT / part).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            name = str(path.relative_to(ROOT))
+            if text.count("\n") > 400:
+                long.append(f"{name}: {text.count(chr(10))} lines")
+            if any(f"fmt: {word}" in text for word in FORMATTER_OFF):
+                unformatted.append(name)
+    assert long == [], "split these by job:\n" + "\n".join(long)
+    assert unformatted == [], "let the formatter format:\n" + "\n".join(unformatted)

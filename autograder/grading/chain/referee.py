@@ -207,7 +207,10 @@ class RefereeClient:
             allow_stdin=False,
             stop_on_error=False,
         )
-        timeout = float(self._get_timeout(cell) or 120)  # type: ignore[attr-defined]
+        # nbclient's own per-cell limit, from its public traits
+        func = self.timeout_func  # type: ignore[attr-defined]
+        limit = func(cell) if func is not None else self.timeout  # type: ignore[attr-defined]
+        timeout = float(limit) if limit and limit > 0 else 120.0
         loop = asyncio.get_running_loop()
         record = await loop.run_in_executor(None, session.run, gid, source, timeout)
         self._records[gid] = record
