@@ -208,3 +208,80 @@ def test_the_cycle_check_sees_lazy_imports_and_finds_a_cycle():
     assert (
         "autograder.classgrade.pool" in _module_graph()["autograder.classgrade.batch"]
     )
+
+
+def _private_uses() -> list[list[str]]:
+    """The rows of ARCHITECTURE.md's table of private library members."""
+    text = (REPO_ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    table = text.split("## Private parts of libraries", 1)[1].split("\n## ", 1)[0]
+    return [
+        [cell.strip().strip("`") for cell in line.strip("|").split("|")]
+        for line in table.splitlines()
+        if line.startswith("| ") and "`" in line
+    ]
+
+
+def _member(path: str):
+    import importlib
+
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:-1]:
+            owner = getattr(owner, name)
+        return owner, parts[-1]
+    raise ImportError(path)
+
+
+def test_each_private_member_the_course_uses_is_still_there_as_listed():
+    """Every row of the table: the member exists, with the parameters listed
+    (an attribute: its owner's code still names it)."""
+    rows = _private_uses()
+    assert len(rows) >= 10, "the table of private members was not found"
+    changed = _changed(rows)
+    assert not changed, "read these members' new code, then ARCHITECTURE.md:\n" + (
+        "\n".join(changed)
+    )
+
+
+def _changed(rows: list[list[str]]) -> list[str]:
+    import inspect
+
+    changed = []
+    for _version, path, params, *_ in rows:
+        owner, name = _member(path)
+        if params == "attribute":
+            found = name in inspect.getsource(owner) or hasattr(owner, name)
+            if not found:
+                changed.append(f"{path}: gone")
+            continue
+        member = getattr(owner, name, None)
+        if member is None:
+            changed.append(f"{path}: gone")
+            continue
+        signature = inspect.signature(member)
+        have = (
+            "("
+            + ", ".join(
+                str(p.replace(annotation=inspect.Parameter.empty))
+                for p in signature.parameters.values()
+            )
+            + ")"
+        )
+        if have != params:
+            changed.append(f"{path}: now {have}, listed {params}")
+    return changed
+
+
+def test_the_private_member_check_fails_on_a_changed_or_missing_member():
+    listed = "nbgrader.preprocessors.OverwriteCells.preprocess"
+    assert _changed([["v", listed, "(self, nb, resources)"]]) == []
+    (wrong,) = _changed([["v", listed, "(self, nb)"]])
+    assert "now (self, nb, resources), listed (self, nb)" in wrong
+    gone = "nbgrader.preprocessors.OverwriteCells._no_such_member"
+    assert _changed([["v", gone, "(self)"]]) == [f"{gone}: gone"]
+    with pytest.raises(ImportError):
+        _member("no_such_library.Thing.method")
