@@ -1,14 +1,16 @@
 """Release and grading for the course, built on nbgrader: its parts, one folder each.
 
 - ``cli``: the ``course`` command (``cli/__init__.py``), one module per
-  command that needs more than a few lines: ``grade``, ``check``, ``demo``.
+  command that needs more than a few lines: ``grade``, ``check``, ``demo``;
+  ``reference`` (every command's help, for the website).
 - ``lessons``: find and convert the sources (the package itself), the
   course's ``conventions`` (markers, metadata), the ``colab`` cells every
   notebook starts with, a lesson's ``code`` as a namespace, a lesson run as a
   ``script``.
 - ``publish``: ``release`` (the student edition), ``probe`` and
   ``probe_watch`` (the delegation probe), ``bundle``, ``site``,
-  ``site_pages``, ``leaks``, ``image_check`` (the Kubernetes image).
+  ``site_pages``, ``site_links``, ``leaks``, ``image_check`` (the Kubernetes
+  image).
 - ``grading``: one notebook graded. ``chain`` (nbgrader preprocessors, and
   ``chain/run.py``, the chain in memory), ``kernel`` (``warmkernel``, ``warmshare`` and
   ``forked`` launch kernels, ``become`` turns a forked child into one;

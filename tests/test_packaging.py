@@ -140,7 +140,9 @@ def test_the_version_is_written_once():
 
 
 def _readme_files() -> set[str]:
-    text = (ROOT / "README.md").read_text()
+    """Files of the packages the README and the guides name."""
+    guides = sorted((ROOT / "docs" / "guides").glob("*.md"))
+    text = "\n".join(p.read_text() for p in [ROOT / "README.md", *guides])
     named = re.findall(r"\b((?:autograder|course)/[\w/.-]+\.(?:py|yaml|json))\b", text)
     return {n for n in named if (ROOT / n).is_file()}
 

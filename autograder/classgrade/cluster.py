@@ -20,7 +20,7 @@ the worker's paths are its own.
   scheduler marks a task failed once two workers died running it
   (``allowed_failures`` 1): that submission is an error, the batch goes on.
 - Plain TCP to another machine is refused unless ``allow_plain_tcp``: use
-  ``tls://`` with Dask's security settings (see the README).
+  ``tls://`` with Dask's security settings (``docs/guides/running-a-class.md``).
 """
 
 from __future__ import annotations
@@ -324,8 +324,9 @@ def check_workers(
         if kind:
             raise ValueError(
                 f"worker {worker} cannot confine grading kernels as this batch "
-                f"needs ({why}); give it what the README's 'Grading on a "
-                "cluster' lists (a Kubernetes pod: its securityContext), or "
-                "pass --allow-weak-workers to grade there with less"
+                f"needs ({why}); give it what 'Grading on a cluster' "
+                "(docs/guides/running-a-class.md) lists (a Kubernetes pod: its "
+                "securityContext), or pass --allow-weak-workers to grade there "
+                "with less"
             )
     return need

@@ -43,8 +43,8 @@ def parse(address: str, allow_plain_tcp: bool = False) -> tuple[str, Any]:
             f"--cluster {address}: plain TCP to another machine sends submissions, "
             "the lesson's reference records and the grades unencrypted and "
             "unauthenticated. Run the scheduler and workers with TLS and give a "
-            "tls:// address (README, 'Grading on a cluster'), or pass "
-            "--allow-plain-tcp on a network you trust"
+            "tls:// address (docs/guides/running-a-class.md, 'Grading on a "
+            "cluster'), or pass --allow-plain-tcp on a network you trust"
         )
     return "remote", text
 

@@ -7,7 +7,7 @@ date, or from a ``submitted_at`` column in the ``--map`` CSV. The penalty is
 nbgrader's: :class:`nbgrader.preprocessors.AssignLatePenalties` with the plugin
 the course config names (``c.AssignLatePenalties.plugin_class``; nbgrader's own
 ``LateSubmissionPlugin`` knows ``none`` and ``zero``). :class:`PerHourPenalty`
-is the per-hour example the README shows.
+is the per-hour example the Instructor guide shows.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ in points (late penalties already taken off, as ``nbgrader export`` does), never
 percentages. A student who submitted nothing gets an empty cell, not a zero, so
 the platform shows the work as missing. Each platform's own student identifier
 comes from the roster: ``nbgrader db student import roster.csv`` with an
-``lms_user_id`` column (and ``email``), see the README.
+``lms_user_id`` column (and ``email``), see the Instructor guide
+(``docs/guides/instructor.md``).
 
 **Canvas** (gradebook import, "Grades > Import"): the columns Canvas's own
 export has, ``Student, ID, SIS User ID, SIS Login ID, Section``, then one

@@ -102,6 +102,7 @@ def _student_bundle(args: argparse.Namespace) -> int:
 
 
 def _site(args: argparse.Namespace) -> int:
+    from autograder.cli.reference import command_reference
     from autograder.publish.site import SiteLeakError, build_site
 
     try:
@@ -110,6 +111,7 @@ def _site(args: argparse.Namespace) -> int:
             solutions=not args.no_solutions,
             cache=Path(args.cache),
             lessons=args.lessons or None,
+            commands=command_reference(build_parser()),
         )
     except SiteLeakError as exc:
         print(f"error: {exc}", file=sys.stderr)

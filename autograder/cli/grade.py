@@ -289,7 +289,7 @@ def add_parser(sub: Any, weak_flag: Callable[[Any], None]) -> None:
         help="grade on a Dask cluster: a scheduler address (tls://host:8786; "
         "tcp:// on this machine only, unless --allow-plain-tcp) or local:N for N "
         "worker processes here. Same results, stored as with --jobs; see the "
-        "README, 'Grading on a cluster'",
+        "docs/guides/running-a-class.md, 'Grading on a cluster'",
     )
     grade.add_argument(
         "--allow-plain-tcp",

@@ -247,4 +247,41 @@ def render_page(
     }
     exporter = feedback_exporter()
     html, _ = exporter.from_notebook_node(copy.deepcopy(executed), resources=resources)
+    return named_tests(html, executed)
+
+
+def test_names(nb: Any) -> dict[str, str]:
+    """Each test cell's ``grade_id`` and what it checks: its docstring's first
+    line (the released cell's, which reassembly restores: a student cannot
+    change it)."""
+    import ast
+
+    found = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if not is_test(cell) or not meta.get("grade_id"):
+            continue
+        try:
+            doc = ast.get_docstring(ast.parse(strip_hidden(cell.source)))
+        except SyntaxError:
+            doc = None
+        if doc and doc.strip():
+            found[meta["grade_id"]] = doc.strip().splitlines()[0]
+    return found
+
+
+def named_tests(html: str, nb: Any) -> str:
+    """nbgrader's feedback page with each test cell named by what it checks
+    instead of "Test cell" (its fixed template's word) in the page's list,
+    and beside its ``grade_id`` at the cell."""
+    from html import escape
+
+    for gid, name in test_names(nb).items():
+        shown, code = escape(name), escape(gid)
+        html = html.replace(
+            f'<a href="#{code}">Test cell</a>', f'<a href="#{code}">{shown}</a>'
+        )
+        html = html.replace(
+            f"Grade cell: <code>{code}</code>", f"<code>{code}</code>: {shown}"
+        )
     return html

@@ -1,7 +1,7 @@
 """The course's conventions, in one place: lessons, markers, cell metadata.
 
 - A **lesson** is the unit of the course (nbgrader calls it an *assignment*; the
-  README calls each one a *Day*). :class:`LessonId` converts between its
+  guides call each one a *Day*). :class:`LessonId` converts between its
   forms: the folder name ``01_devices``, the number ``1`` and the ``01-``
   prefix every ``grade_id`` of that lesson starts with.
 - The **markers** that fence answers and hidden tests are nbgrader's, read from

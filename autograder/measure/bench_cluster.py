@@ -13,8 +13,8 @@ many workers grade 2,000 submissions of it in 30 minutes; and whether every
 cluster run gave the same results as the pool: status and score test cell by
 test cell, flags, and (apart) the hints' text.
 
-A benchmark, not a test: its figures are this machine's. The README's
-capacity table quotes a recorded run (``docs/measurements/``).
+A benchmark, not a test: its figures are this machine's. The Running a class
+guide's capacity table quotes a recorded run (``docs/measurements/``).
 """
 
 from __future__ import annotations

@@ -19,7 +19,10 @@ student edition's rule: no hidden test, ever.
    metadata) is copied to the cell metadata MyST-NB reads (``mystnb.image``).
 5. Each page opens with an "Open in Colab" link and a download link for the
    student notebook (``notebooks/``, no answers, no hidden tests).
-6. The home page and the instructor pages are generated from README.md.
+6. The written pages: the home page from README.md, the guides
+   (``docs/guides/``) and the measurement logs (``docs/measurements/``), by
+   :mod:`autograder.publish.site_pages`; a link within the site that leads
+   nowhere fails the build (:func:`broken_links`).
 7. ``sphinx-build -b html``; then every built file is scanned for hidden-test
    text (and, without solutions, for answer code and for what the reference's
    answer cells printed) by :mod:`autograder.publish.leaks`. A leak fails the
@@ -58,7 +61,8 @@ from autograder.publish.leaks import (
     shown_source,
     student_text,
 )
-from autograder.publish.site_pages import home_page, instructor_pages
+from autograder.publish.site_links import broken_links
+from autograder.publish.site_pages import written_pages
 
 CONF = REPO_ROOT / "docs" / "site" / "conf.py"
 DEFAULT_OUT = REPO_ROOT / "build" / "site"
@@ -246,7 +250,7 @@ def finish_page(nb: Any, lesson: str, solutions: bool) -> Any:
     return nb
 
 
-# --- pages from the README -------------------------------------------------
+# --- the build -------------------------------------------------------------
 
 
 def build_site(
@@ -256,12 +260,13 @@ def build_site(
     cache: Path = DEFAULT_CACHE,
     lessons: list[str] | None = None,
     log: Callable[[str], None] = print,
+    commands: str = "",
 ) -> SiteReport:
     """Build the site into ``out`` (see the module docstring).
 
     Raises:
         SiteLeakError: a built file holds hidden-test text, or answer code in a
-            build without solutions.
+            build without solutions; or a link within the site leads nowhere.
         RuntimeError: Sphinx failed (its output is in the message).
     """
     started = time.perf_counter()
@@ -273,13 +278,12 @@ def build_site(
         for path in CONF.parent.iterdir():  # conf.py, the favicon
             if path.is_file():
                 shutil.copyfile(path, src / path.name)
-        readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-        (src / "index.md").write_text(home_page(readme), encoding="utf-8")
-        for name, text in instructor_pages(readme).items():
-            path = src / "instructors" / f"{name}.md"
+        allowed = []
+        for name, text in written_pages(commands).items():
+            path = src / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-        allowed = [readme]
+            allowed.append(text)
         printed: dict[str, str] = {}  # what the reference's answers printed
         for lesson in names:
             nb, hit = executed(lesson, cache, log)
@@ -294,8 +298,6 @@ def build_site(
             shutil.copyfile(student, target)
             allowed.append(shown_source(lesson, solutions))
             allowed.append(student_text(student))
-        allowed.append((src / "index.md").read_text(encoding="utf-8"))
-        allowed += [p.read_text(encoding="utf-8") for p in src.glob("instructors/*")]
         if out.exists():
             shutil.rmtree(out)
         log(f"rendering {len(names)} Days with Sphinx...")
@@ -326,12 +328,25 @@ def build_site(
         log(f"rendered in {time.perf_counter() - started:.0f} s since the start")
         if built.returncode != 0:
             raise RuntimeError(f"sphinx-build failed:\n{built.stderr[-4000:]}")
+        unresolved = [ln for ln in built.stderr.splitlines() if "xref_missing" in ln]
+        if unresolved:
+            raise SiteLeakError(
+                f"{len(unresolved)} link(s) to no page or heading; nothing was "
+                "kept:\n" + "\n".join(unresolved[:20])
+            )
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(html_dir), str(out))
         forbidden = forbidden_text(solutions, "\n".join(allowed))
         shown = "\n".join(allowed)
         forbidden.update({k: v for k, v in printed.items() if k not in shown})
         problems = scan(out, forbidden)
+        broken = broken_links(out)
+        if broken:
+            shutil.rmtree(out, ignore_errors=True)
+            raise SiteLeakError(
+                f"{len(broken)} broken link(s) within the site; nothing was kept:\n"
+                + "\n".join(broken[:20])
+            )
         if problems:
             shutil.rmtree(out, ignore_errors=True)
             raise SiteLeakError(

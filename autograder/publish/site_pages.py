@@ -1,48 +1,52 @@
-"""The course website's home and instructor pages, made from the README."""
+"""The course website's written pages: the home page from the README, the
+guides (``docs/guides/``), the dated measurement logs (``docs/measurements/``)
+and every command's options (given by ``course site``, from its parser).
+
+Each page keeps its links: one to another page becomes a link within the site,
+one to any other file of the repository points at the repository."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 
-from autograder.lessons import (
-    REFERENCE_PREFIX,
-    lesson_names,
-)
+from autograder.lessons import REFERENCE_PREFIX, REPO_ROOT, lesson_names
 from autograder.lessons.colab import BRANCH, REPOSITORY
 from autograder.lessons.conventions import hidden_markers, solution_markers
 
-#: README sections that become instructor pages: (## heading, page name).
-INSTRUCTOR_PAGES = (
-    ("Instructors", "grading"),
-    ("Running a class", "running-a-class"),
-    ("Running on a GPU", "gpu"),
+#: The guides, in the order the site lists them: (file stem, title).
+GUIDES = (
+    ("student", "Student guide"),
+    ("instructor", "Instructor guide"),
+    ("running-a-class", "Running a class"),
+    ("reference", "Reference"),
+    ("measurements", "Measurements"),
 )
+_LINK = re.compile(r"\]\((?!https?://|mailto:)([^)\s#]*)(#[^)\s]*)?\)")
 
 
-def readme_sections(text: str) -> dict[str, str]:
-    """``{## heading: its text up to the next ## heading}`` (code blocks kept whole)."""
-    sections: dict[str, str] = {"": ""}
-    current = ""
-    fence = False
-    for line in text.splitlines(keepends=True):
-        if line.startswith("```"):
-            fence = not fence
-        if not fence and line.startswith("## "):
-            current = line[3:].strip()
-            sections[current] = ""
-            continue
-        sections[current] += line
-    return sections
+def site_map() -> dict[str, str]:
+    """Each repository file the site shows as a page, by its path in the site."""
+    found = {"README.md": "index.md"}
+    for stem, _ in GUIDES:
+        found[f"docs/guides/{stem}.md"] = f"guides/{stem}.md"
+    for path in sorted((REPO_ROOT / "docs" / "measurements").glob("*.md")):
+        found[f"docs/measurements/{path.name}"] = f"measurements/{path.name}"
+    return found
 
 
-def _site_markdown(text: str, promote: bool = True, pages: str = "") -> str:
-    """README text for the site: links to repository files point at the
-    repository, code blocks holding hidden-test or solution markers (the lesson
-    source format, with an answer) are left out, headings move up one level."""
+def site_markdown(text: str, source: str, page: str) -> str:
+    """``text`` of the repository file ``source`` as the site's ``page``.
+
+    Links to another page of the site stay links within it; links to any other
+    file point at the repository. Code blocks holding hidden-test or solution
+    markers (the lesson source format, with an answer) are left out, and the
+    site never spells those markers or reference names, even in prose (the
+    leak scan forbids both in every built file)."""
     markers = (hidden_markers()[0], solution_markers()[0])
     blocks = re.split(r"(^```.*?^```[^\n]*\n)", text, flags=re.S | re.M)
     kept = []
-    note = "*(This example of a lesson's source is in the repository's README.)*\n"
+    note = "*(This example of a lesson's source is in the repository's guide.)*\n"
     for block in blocks:
         if block.startswith("```") and any(m in block for m in markers):
             if not kept or kept[-1] != note and kept[-1].strip():
@@ -50,21 +54,24 @@ def _site_markdown(text: str, promote: bool = True, pages: str = "") -> str:
         else:
             kept.append(block)
     text = "".join(kept)
-    # The site never spells the hidden-test markers or reference names, even in
-    # prose about them (the leak scan forbids both in every built file).
     text = re.sub(r"`###\s+BEGIN\s+HIDDEN\s+TESTS`", "its begin marker", text)
     text = re.sub(r"`###\s+END\s+HIDDEN\s+TESTS`", "its end marker", text)
     text = text.replace(f"`{REFERENCE_PREFIX}` names", "reference names")
-    for heading, name in INSTRUCTOR_PAGES:
-        anchor = re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
-        text = text.replace(f"](#{anchor})", f"]({pages}{name})")
+    pages = site_map()
+    here = posixpath.dirname(source)
     base = f"{REPOSITORY.rstrip('/')}/blob/{BRANCH}/"
-    text = re.sub(
-        r"\]\((?!https?://|#|mailto:)([^)\s]+)\)", lambda m: f"]({base}{m[1]})", text
-    )
-    if not promote:
-        return text
-    return re.sub(r"^(#{3,6}) ", lambda m: m[1][1:] + " ", text, flags=re.M)
+
+    def link(m: re.Match) -> str:
+        target, anchor = m[1], m[2] or ""
+        if not target:
+            return m[0]  # an anchor on this page
+        path = posixpath.normpath(posixpath.join(here, target))
+        if path in pages:
+            shown = posixpath.relpath(pages[path], posixpath.dirname(page) or ".")
+            return f"]({shown}{anchor})"
+        return f"]({base}{path}{anchor})"
+
+    return _LINK.sub(link, text)
 
 
 def _syllabus(text: str) -> str:
@@ -77,39 +84,26 @@ def _syllabus(text: str) -> str:
 
 
 def home_page(readme: str) -> str:
-    sections = readme_sections(readme)
-    intro = sections[""].split("\n", 1)[1]  # without the README's title
-    students = _site_markdown(
-        sections.get("Students", ""), promote=False, pages="instructors/"
-    )
+    """The README without its title and its "Guides" table, the Days linked,
+    with the tables of contents of the Days and the guides."""
+    body = readme.split("\n", 1)[1]
+    body = re.sub(r"^## Guides\n.*?(?=^## )", "", body, flags=re.S | re.M)
+    body = _syllabus(site_markdown(body, "README.md", "index.md"))
     days = "\n".join(f"days/{n}" for n in lesson_names())
-    pages = "\n".join(f"instructors/{name}" for _, name in INSTRUCTOR_PAGES)
+    guides = "\n".join(f"guides/{stem}" for stem, _ in GUIDES)
+    logs = "\n".join(
+        page.removesuffix(".md")
+        for page in site_map().values()
+        if page.startswith("measurements/")
+    )
     return f"""# GPU acceleration with Python
 
-{intro.strip()}
+{body.strip()}
 
 Each Day below is the lesson executed on a CPU, with its figures and printed
 numbers; GPU figures appear where a lesson shows them, labelled as recorded on
 named hardware or as modelled. Every page links to its notebook on Colab and to
 the student notebook to download.
-
-## Syllabus
-
-{_syllabus(sections.get("Syllabus", "")).strip()}
-
-## How to start
-
-### Locally
-
-{_site_markdown(sections.get("Quick start", ""), pages="instructors/").strip()}
-
-{students.strip()}
-
-### In a class
-
-Instructors: [grading](instructors/grading),
-[running a class](instructors/running-a-class) and
-[running on a GPU](instructors/gpu).
 
 ```{{toctree}}
 :hidden:
@@ -121,24 +115,33 @@ Instructors: [grading](instructors/grading),
 
 ```{{toctree}}
 :hidden:
-:caption: Instructors
+:caption: Guides
 :maxdepth: 1
 
-{pages}
+{guides}
+```
+
+```{{toctree}}
+:hidden:
+:caption: Measurement logs
+:maxdepth: 1
+
+{logs}
 ```
 """
 
 
-def instructor_pages(readme: str) -> dict[str, str]:
-    sections = readme_sections(readme)
+def written_pages(commands: str = "") -> dict[str, str]:
+    """``{page in the site: its Markdown}`` for the home page, the guides and
+    the measurement logs; ``commands`` (every command's options, Markdown)
+    is appended to the Reference."""
     pages = {}
-    for heading, name in INSTRUCTOR_PAGES:
-        body = _site_markdown(sections.get(heading, ""))
-        pages[name] = (
-            f"# {heading}\n\n*Generated from the repository's README.*\n\n"
-            f"{body.strip()}\n"
-        )
+    for source, page in site_map().items():
+        text = (REPO_ROOT / source).read_text(encoding="utf-8")
+        if page == "index.md":
+            pages[page] = home_page(text)
+            continue
+        pages[page] = site_markdown(text, source, page)
+        if page == "guides/reference.md" and commands:
+            pages[page] = pages[page].rstrip() + "\n\n" + commands
     return pages
-
-
-# --- leak scan ---------------------------------------------------------------

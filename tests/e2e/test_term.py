@@ -207,7 +207,7 @@ def test_a_whole_term(tmp_path, monkeypatch):
     monkeypatch.setattr(releases, "RELEASES", kept)
     term = Term(tmp_path, tmp_path / "older" / "notebooks" / LESSON)
     term.nbgrader("release_assignment", LESSON, *term.teacher)
-    # The due date first, the README's way, an hour from now; and the roster.
+    # The due date first, the Instructor guide's way, an hour from now; and the roster.
     due = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(hours=1)
     term.nbgrader(
         "db", "assignment", "add", LESSON, f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC"

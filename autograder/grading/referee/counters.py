@@ -11,7 +11,7 @@ classes, whatever name the lesson or the test imported them under:
 * :class:`SyncCounter`: the store's syncs (the simulated GPU's reads, errors,
   data-dependent shapes) through the same channel, plus torch's, which are
   still counted in the kernel by its own :class:`course.sync.SyncCounter`
-  (torch tensors do not live in the store: the README's guarantees table says
+  (torch tensors do not live in the store: the Reference guide's guarantees says
   what that leaves open).
 
 * :func:`kernel_check`: :func:`course.cudasim.checked` (and ``race_check``)

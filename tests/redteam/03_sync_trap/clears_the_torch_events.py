@@ -4,8 +4,8 @@ torch events each active `SyncCounter` recorded in the kernel.
 Expected to forge. Torch tensors do not live in the simulated GPU's store:
 torch's syncs are still counted in the student's kernel, where this reaches
 them, so the forgery earns train's points (the score written here is the
-forged one; its control, `clears_the_sync_counter`, earns 9). The README's
-guarantees table lists it. The static scan does not list it: `getattr` on a
+forged one; its control, `clears_the_sync_counter`, earns 9). The Reference
+guide's guarantees lists it. The static scan does not list it: `getattr` on a
 counter is ordinary Python.
 """
 # score: 12

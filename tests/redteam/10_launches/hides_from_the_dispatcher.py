@@ -3,7 +3,7 @@
 Inside ``_DisableTorchDispatch`` the course's launch counter sees nothing.
 The visible test notices that no backward pass was seen and fails.
 Expected to forge: torch's launches are still counted in the student's
-process (torch tensors do not live in the simulated GPU's store; the README's
+process (torch tensors do not live in the simulated GPU's store; the Reference guide's
 guarantees table), so the hidden test's launch budget passes (the score
 written here is the forged one; its control, naive_step, earns 6).
 """

@@ -6,7 +6,7 @@ count. Here the learning rate and momentum are tensors that require grad, so
 the loop's launches (one per parameter and more) are filed there.
 Expected to forge: the trace is still taken in the student's process and
 filed by what the op's inputs say (torch tensors do not live in the
-simulated GPU's store; the README's guarantees table), so the relabel earns
+simulated GPU's store; the Reference guide's guarantees), so the relabel earns
 the step's points (the score written here is the forged one; its control,
 naive_step, earns 6).
 """

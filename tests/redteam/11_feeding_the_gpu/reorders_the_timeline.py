@@ -6,7 +6,7 @@ Expected to forge. Torch tensors do not live in the simulated GPU's store:
 torch's syncs and uploads are still recorded in the student's kernel, where
 this reaches them, so the forgery earns prefetch's points (the score written
 here is the forged one; its control, `clears_the_timeline`, earns 6). The
-README's guarantees table lists it. The static scan does not list it:
+Reference guide's guarantees lists it. The static scan does not list it:
 `getattr` on a counter is ordinary Python.
 """
 # score: 9

@@ -1,6 +1,8 @@
-"""The README's one-machine recipe, run exactly as written, on a copy of the course.
+"""The Instructor guide's one-machine recipe, run exactly as written, on a copy of
+the course.
 
-The block under "### On one machine" is read from README.md and run by bash
+The block under "## On one machine" is read from docs/guides/instructor.md and
+run by bash
 with nothing on ``PATH`` but the system's: every tool must come from
 ``.venv/bin`` as the block names it. The course root is a copy (its
 ``nbgrader_config.py`` and ``notebooks/``; the package, the solutions and the
@@ -26,13 +28,13 @@ LESSON = "01_devices"
 
 
 def recipe() -> str:
-    """The bash block of the README's "On one machine" section."""
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### On one machine") :]
+    """The bash block of the Instructor guide's "On one machine" section."""
+    text = (REPO_ROOT / "docs" / "guides" / "instructor.md").read_text(encoding="utf-8")
+    section = text[text.index("## On one machine") :]
     return re.search(r"```bash\n(.*?)```", section, re.S).group(1)
 
 
-def test_the_recipe_is_the_one_the_readme_shows():
+def test_the_recipe_is_the_one_the_guide_shows():
     block = recipe()
     assert "nbgrader fetch_assignment" in block and "--student alice" in block
     assert "--Exchange.cache=" in block  # each student's own cache
