@@ -23,18 +23,13 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
 from traitlets import Bool
 
-from autograder.lessons.conventions import has_hidden_tests, hidden_block, is_test
+from autograder.lessons.conventions import has_hidden_tests, is_test, strip_hidden
 
 #: What a non-test cell that ran after the hidden tests began shows instead.
 WITHHELD = (
     "[output not shown: this cell ran after the hidden tests began, so its "
     "output could quote them]\n"
 )
-
-
-def strip_hidden(source: str) -> str:
-    """Remove every BEGIN/END HIDDEN TESTS block from a cell's source."""
-    return hidden_block().sub("", source)
 
 
 def withhold_after_hidden(cells: Any) -> None:

@@ -99,13 +99,39 @@ def hidden_markers() -> tuple[str, str]:
     )
 
 
-@functools.lru_cache(maxsize=1)
-def hidden_block() -> re.Pattern[str]:
-    """A hidden-test block in a cell's source, its two marker lines included."""
-    begin, end = (re.escape(m) for m in hidden_markers())
+# Blocks between markers: the one place hidden tests (and answers) are cut
+# out of a source, a cell or a page.
+
+
+@functools.lru_cache(maxsize=4)
+def _block(markers: tuple[str, str]) -> re.Pattern[str]:
+    """From the line holding the begin marker to the line holding the end
+    marker, both lines included."""
+    begin, end = (re.escape(m) for m in markers)
     return re.compile(
-        rf"^[ \t]*### {begin}.*?### {end}[ \t]*\n?", re.DOTALL | re.MULTILINE
+        rf"^[^\n]*{begin}.*?{end}[^\n]*(?:\n|\Z)", re.DOTALL | re.MULTILINE
     )
+
+
+def without_blocks(text: str, *kinds: tuple[str, str]) -> str:
+    """``text`` without any block between each pair of markers in ``kinds``."""
+    for markers in kinds:
+        text = _block(markers).sub("", text)
+    return text
+
+
+def block_lines(text: str, markers: tuple[str, str]) -> list[str]:
+    """The lines inside each block between ``markers``, stripped."""
+    return [
+        line.strip()
+        for found in _block(markers).finditer(text)
+        for line in found.group(0).splitlines()[1:-1]
+    ]
+
+
+def strip_hidden(source: str) -> str:
+    """``source`` (a cell's, or a lesson's) without its hidden tests."""
+    return without_blocks(source, hidden_markers())
 
 
 def has_hidden_tests(source: str) -> bool:

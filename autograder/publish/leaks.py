@@ -27,21 +27,14 @@ from autograder.lessons import (
     find_lesson,
     lesson_names,
 )
-from autograder.lessons.conventions import hidden_markers, solution_markers
+from autograder.lessons.conventions import (
+    block_lines,
+    hidden_markers,
+    solution_markers,
+    without_blocks,
+)
 
 _TEXT_SUFFIXES = {".html", ".js", ".json", ".txt", ".ipynb", ".md", ".py", ".css"}
-
-
-def _block_lines(source: str, markers: tuple[str, str]) -> list[str]:
-    lines, inside = [], False
-    for line in source.splitlines():
-        if markers[0] in line:
-            inside = True
-        elif markers[1] in line:
-            inside = False
-        elif inside:
-            lines.append(line.strip())
-    return lines
 
 
 def student_text(notebook: Path) -> str:
@@ -54,16 +47,7 @@ def shown_source(lesson: str, solutions: bool) -> str:
     """The lesson's source without its hidden tests (and, without solutions,
     without its answers): what a page may show, built from the source alone."""
     removed = [hidden_markers()] + ([] if solutions else [solution_markers()])
-    kept, inside = [], None
-    for line in find_lesson(lesson).read_text(encoding="utf-8").splitlines():
-        for begin, end in removed:
-            if begin in line:
-                inside = end
-        if inside is None:
-            kept.append(line)
-        elif inside in line:
-            inside = None
-    return "\n".join(kept)
+    return without_blocks(find_lesson(lesson).read_text(encoding="utf-8"), *removed)
 
 
 def forbidden_text(solutions: bool, allowed: str) -> dict[str, str]:
@@ -80,7 +64,7 @@ def forbidden_text(solutions: bool, allowed: str) -> dict[str, str]:
         if not solutions:
             kinds.append((solution_markers(), "an answer"))
         for markers, what in kinds:
-            for line in _block_lines(source, markers):
+            for line in block_lines(source, markers):
                 line = line.lstrip("# ").strip()
                 if len(line) >= 16 and line not in allowed:
                     found[line] = f"a line of {what} of {lesson}"

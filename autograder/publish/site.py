@@ -5,7 +5,8 @@ student edition's rule: no hidden test, ever.
 
 1. Each Day's page starts as the lesson's solution notebook
    (:func:`autograder.lessons.source_to_notebook`) with its hidden tests removed
-   by nbgrader's own ``ClearHiddenTests``, *before* anything is executed or
+   (:func:`autograder.lessons.conventions.strip_hidden`, the one place hidden
+   tests are cut out), *before* anything is executed or
    written; the visible part of each test cell stays. The setup cell (an
    installer for Colab) is dropped.
 2. The page is executed on the CPU through a cache keyed by its text, the
@@ -52,7 +53,11 @@ from autograder.lessons import (
     write_notebook,
 )
 from autograder.lessons.colab import colab_url
-from autograder.lessons.conventions import hidden_markers, solution_markers
+from autograder.lessons.conventions import (
+    hidden_markers,
+    solution_markers,
+    strip_hidden,
+)
 from autograder.publish.leaks import (
     answer_outputs,
     forbidden_text,
@@ -90,15 +95,13 @@ def _is_solution(cell: Any) -> bool:
 
 
 def page_notebook(lesson: str) -> Any:
-    """The lesson with hidden tests removed (nbgrader's ClearHiddenTests) and
-    without the Colab setup cell: what is executed for the site."""
-    from nbgrader.preprocessors import ClearHiddenTests
-
+    """The lesson with hidden tests removed and without the Colab setup cell:
+    what is executed for the site."""
     nb = source_to_notebook(find_lesson(lesson))
     nb.cells = [c for c in nb.cells if c.get("id") != "course-setup"]
     begin, end = hidden_markers()
-    clear = ClearHiddenTests(begin_test_delimeter=begin, end_test_delimeter=end)
-    nb, _ = clear.preprocess(nb, {})
+    for cell in nb.cells:
+        cell.source = strip_hidden(cell.source)
     for cell in nb.cells:
         assert begin not in cell.source and end not in cell.source, cell.get("id")
     return nb

@@ -87,3 +87,28 @@ def test_highlighted_code_and_json_are_read_as_a_reader_meets_them(tmp_path):
     note = line.replace('"', '\\"')
     (root / "data" / "x.json").write_text(f'{{"note": "{note}"}}')
     assert any("data/x.json" in p for p in check_files(root))
+
+
+def test_the_one_place_that_cuts_blocks_out_keeps_everything_else():
+    from autograder.lessons.conventions import (
+        block_lines,
+        hidden_markers,
+        solution_markers,
+        strip_hidden,
+        without_blocks,
+    )
+
+    begin, end = hidden_markers()
+    answer = solution_markers()
+    source = (
+        f'"""doc."""\ncheck(a)\n    ### {begin}\n    secret = 1\n    ### {end}\n'
+        f"tail()\n# {answer[0]}\nx = 2\n# {answer[1]}\nlast"
+    )
+    assert strip_hidden(source) == (
+        f'"""doc."""\ncheck(a)\ntail()\n# {answer[0]}\nx = 2\n# {answer[1]}\nlast'
+    )
+    assert without_blocks(source, hidden_markers(), answer) == (
+        '"""doc."""\ncheck(a)\ntail()\nlast'
+    )
+    assert block_lines(source, hidden_markers()) == ["secret = 1"]
+    assert block_lines(source, answer) == ["x = 2"]

@@ -28,9 +28,8 @@ from typing import Any
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.grading.feedback import strip_hidden
 from autograder.grading.scan import scan_answers
-from autograder.lessons.conventions import grade_id, is_answer
+from autograder.lessons.conventions import grade_id, is_answer, strip_hidden
 
 #: Notebook metadata key where the chain records what it found.
 META = "course"
