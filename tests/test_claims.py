@@ -34,17 +34,15 @@ LABELS = re.compile(
 
 
 def _markdown_sentences(path: Path) -> list[str]:
-    """The sentences of a jupytext percent file's Markdown cells."""
-    cells, current, markdown = [], [], False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# %%"):
-            if markdown and current:
-                cells.append(" ".join(current))
-            current, markdown = [], "[markdown]" in line
-        elif markdown:
-            current.append(line.removeprefix("#").strip())
-    if markdown and current:
-        cells.append(" ".join(current))
+    """The sentences of a lesson source's Markdown cells (read by the course's
+    one reader of lessons)."""
+    from autograder.lessons.percent import read_cells
+
+    cells = [
+        c.source
+        for c in read_cells(path.read_text(encoding="utf-8"), path.name)
+        if c.cell_type == "markdown"
+    ]
     sentences = []
     for cell in cells:
         text = " ".join(cell.split())

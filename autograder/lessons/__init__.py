@@ -1,4 +1,4 @@
-"""Find the lessons and turn their jupytext sources into nbgrader notebooks.
+"""Find the lessons and turn their sources into nbgrader notebooks.
 
 A lesson is ``solutions/NN_topic/NN_topic.py``: a jupytext "percent" file whose
 cell headers carry nbgrader metadata, for example::
@@ -6,7 +6,8 @@ cell headers carry nbgrader metadata, for example::
     # %% nbgrader={"grade_id": "01-pick-device", "solution": true}
     # %% nbgrader={"grade": true, "grade_id": "01-pick-device-test", "points": 3}
 
-Headers only need the keys that matter; :func:`source_to_notebook` fills in the
+``percent`` reads them (jupytext's format, without jupytext). Headers only
+need the keys that matter; :func:`source_to_notebook` fills in the
 rest of nbgrader's schema, checks the metadata, and gives every cell a stable id,
 so the same source always gives byte-identical notebooks. Each release is
 stamped and kept by ``releases``, which also says which release's rules grade
@@ -97,16 +98,23 @@ def source_to_notebook(source: Path) -> Any:
         LessonError: a cell's nbgrader metadata is incomplete, or two cells share
             a grade_id.
     """
-    import jupytext
     import nbformat
+    from nbformat import v4
+
+    from autograder.lessons.percent import SourceError, read_cells
 
     lesson = source.stem
-    nb = jupytext.read(source, fmt="py:percent")
+    try:
+        read = read_cells(source.read_text(encoding="utf-8"), source.name)
+    except SourceError as exc:
+        raise LessonError(str(exc)) from None
+    make = {"code": v4.new_code_cell, "markdown": v4.new_markdown_cell}
+    nb = v4.new_notebook(cells=[make[c.cell_type](c.source) for c in read])
     seen: set[str] = set()
-    for index, cell in enumerate(nb.cells):
+    for index, (cell, found) in enumerate(zip(nb.cells, read, strict=True)):
         where = f"{source.name}, cell {index + 1}"
-        meta = cell.metadata.get("nbgrader")
-        tags = cell.metadata.get("tags")
+        meta = found.metadata.get("nbgrader")
+        tags = found.metadata.get("tags")
         cell.metadata = {}
         if tags:  # e.g. skip-grading (conventions.SKIP_AT_GRADING)
             if not all(isinstance(t, str) for t in tags):

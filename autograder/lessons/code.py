@@ -5,43 +5,32 @@ with output captured and figures not shown, and returns the resulting globals.
 The answers come from the solution source, so they never ship in an installed
 helper module.
 
-The source is split into cells by its ``# %%`` lines directly (no jupytext), so
-this works on a GPU machine that has torch and CuPy but no Jupyter tools.
+The source is read by :mod:`autograder.lessons.percent`, the one reader of
+lessons, which needs no Jupyter tools: this works on a GPU machine that has
+torch and CuPy but no jupytext.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from autograder.lessons import find_lesson
 
-_HEADER = re.compile(r"^# %%(?P<rest>.*)$")
-
 
 def code_cells(source: Path) -> list[tuple[int, str, dict[str, Any]]]:
     """(cell number, code, nbgrader metadata) of each code cell of a lesson."""
-    cells: list[tuple[str, list[str]]] = []
-    for line in source.read_text(encoding="utf-8").splitlines():
-        match = _HEADER.match(line)
-        if match:
-            cells.append((match["rest"].strip(), []))
-        elif cells:
-            cells[-1][1].append(line)
-    out = []
-    for number, (header, lines) in enumerate(cells, 1):
-        if header.startswith("[markdown]"):
-            continue
-        meta: dict[str, Any] = {}
-        if header.startswith("nbgrader="):
-            meta = json.loads(header[len("nbgrader=") :])
-        out.append((number, "\n".join(lines), meta))
-    return out
+    from autograder.lessons.percent import read_cells
+
+    cells = read_cells(source.read_text(encoding="utf-8"), source.name)
+    return [
+        (number, cell.source, cell.metadata.get("nbgrader") or {})
+        for number, cell in enumerate(cells, 1)
+        if cell.cell_type == "code"
+    ]
 
 
 def lesson_namespace(lesson: str) -> dict[str, Any]:
