@@ -60,3 +60,33 @@ def older_release(base: Path, lesson: str = "01_devices") -> tuple[Path, str]:
     digest = releases.stamp_of(base / "notebooks" / lesson / f"{lesson}.ipynb")
     assert digest and digest != releases.current(lesson)
     return base / "releases", digest
+
+
+def bare_job(tmp_path: Path, submitted: Path, lesson: str = "01_devices", **changes):
+    """A grading :class:`~autograder.classgrade.worker.Job` for ``submitted``
+    against a course holding only the lesson's released notebook (cold,
+    unconfined, 10 s a cell, unless ``changes`` say otherwise)."""
+    import shutil
+
+    from autograder.classgrade.worker import Job
+    from autograder.lessons import REPO_ROOT
+
+    course = tmp_path / "course"
+    (course / "notebooks" / lesson).mkdir(parents=True)
+    released = REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb"
+    shutil.copyfile(released, course / "notebooks" / lesson / f"{lesson}.ipynb")
+    fields = {
+        "student": "s",
+        "lesson": lesson,
+        "path": str(submitted),
+        "digest": "d",
+        "course": str(course),
+        "cells": str(tmp_path / "cells.json"),
+        "workdir": str(tmp_path / "job"),
+        "timeout": 10,
+        "memory_mb": 0,
+        "threads": 1,
+        "warm": False,
+        "confine": False,
+    }
+    return Job(**{**fields, **changes})

@@ -78,6 +78,20 @@ def grade_command(args: argparse.Namespace) -> int:
     names, times = read_map(args.map)
     if times:
         times = _strict_times(times, gradebook)
+    common = {  # what a grading run and a --diff take alike
+        "jobs": args.jobs,
+        "timeout": args.timeout,
+        "memory_mb": args.memory,
+        "name_map": names,
+        "times": times,
+        "progress": not args.quiet,
+        "warm": not args.cold_kernels,
+        "sandbox": not args.no_sandbox,
+        "weak_confinement": args.allow_weak_confinement,
+        "student": args.student,
+        "gradebook": gradebook,
+        **_cluster(args),
+    }
     if args.diff:
         from autograder.classgrade import regrade
 
@@ -105,19 +119,8 @@ def grade_command(args: argparse.Namespace) -> int:
             Path(args.source),
             args.lesson,
             Path(args.out).resolve(),
-            jobs=args.jobs,
-            timeout=args.timeout,
-            memory_mb=args.memory,
-            name_map=names,
-            times=times,
-            progress=not args.quiet,
-            warm=not args.cold_kernels,
-            sandbox=not args.no_sandbox,
-            weak_confinement=args.allow_weak_confinement,
-            student=args.student,
             question=None,
-            gradebook=gradebook_for(args),
-            **_cluster(args),
+            **common,
         )
         print(regrade.summary(changes, Path(args.out)))
         return 0
@@ -125,24 +128,13 @@ def grade_command(args: argparse.Namespace) -> int:
         Path(args.source),
         args.lesson,
         out_dir=Path(args.out),
-        jobs=args.jobs,
         force=args.force,
-        timeout=args.timeout,
-        memory_mb=args.memory,
-        name_map=names,
-        times=times,
-        progress=not args.quiet,
-        warm=not args.cold_kernels,
         course_feedback=args.nbgrader_feedback,
-        sandbox=not args.no_sandbox,
-        weak_confinement=args.allow_weak_confinement,
-        gradebook=gradebook,
         due=args.due,
-        student=args.student,
         question=args.question,
         yes=args.yes,
         rules=args.rules,
-        **_cluster(args),
+        **common,
     )
     print(report.summary())
     if gradebook is not None:

@@ -17,10 +17,11 @@ from autograder.classgrade.late import (
     parse_time,
     read_timestamp,
 )
-from autograder.classgrade.worker import KERNEL_START_FAILED, Job, grade_job
+from autograder.classgrade.worker import KERNEL_START_FAILED, grade_job
 from autograder.cli import _read_map, main
 from autograder.config.settings import instructor_config
 from autograder.lessons import REPO_ROOT
+from tests.lesson_helpers import bare_job
 
 LESSON = "01_devices"
 BLANK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
@@ -158,23 +159,7 @@ def test_a_kernel_that_fails_for_no_fault_of_the_submission_is_retried_cold(
         return None, "[ERROR] something else"
 
     monkeypatch.setattr(worker, "_autograde", autograde)
-    course = tmp_path / "course"
-    (course / "notebooks" / LESSON).mkdir(parents=True)
-    shutil.copyfile(BLANK, course / "notebooks" / LESSON / f"{LESSON}.ipynb")
-    job = Job(
-        student="ann",
-        lesson=LESSON,
-        path=str(BLANK),
-        digest="x",
-        course=str(course),
-        cells=str(tmp_path / "cells.json"),
-        workdir=str(tmp_path / "job"),
-        timeout=10,
-        memory_mb=0,
-        threads=1,
-        warm=True,
-        confine=False,
-    )
+    job = bare_job(tmp_path, BLANK, LESSON, student="ann", digest="x", warm=True)
     result = grade_job(job).result
     assert calls == [True, False]
     assert result.status == "error" and "something else" in result.message

@@ -6,7 +6,6 @@ Every attack here runs with lowered caps: each costs a few seconds and a few MB.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from autograder.grading.chain.execute import (
     notebook_bytes,
     source_limit,
 )
-from autograder.lessons import REPO_ROOT
+from tests.lesson_helpers import bare_job
 
 HIDDEN = (
     "### BEGIN HIDDEN TESTS\n"
@@ -295,24 +294,7 @@ def test_the_size_limit_is_read_from_the_configuration():
 def test_the_worker_never_parses_an_oversized_submission(tmp_path, monkeypatch):
     big = tmp_path / "big.ipynb"
     big.write_text('{"cells": [' + " " * 300_000 + "]}", encoding="utf-8")
-    release = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
-    course = tmp_path / "course"
-    (course / "notebooks" / LESSON).mkdir(parents=True)
-    shutil.copyfile(release, course / "notebooks" / LESSON / f"{LESSON}.ipynb")
-    job = worker.Job(
-        student="s",
-        lesson=LESSON,
-        path=str(big),
-        digest="d",
-        course=str(course),
-        cells=str(tmp_path / "cells.json"),
-        workdir=str(tmp_path / "job"),
-        timeout=10,
-        memory_mb=0,
-        threads=1,
-        warm=False,
-        confine=False,
-    )
+    job = bare_job(tmp_path, big, LESSON)
     monkeypatch.setattr(worker, "_source_limit", lambda job: 100_000)
     read = worker.nbformat.read
 
