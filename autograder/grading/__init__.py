@@ -5,7 +5,8 @@
 kernel), the review scan (``scan``), the verdict's comparison with the reference
 (``reference``, ``compare``, ``result_nodes``), CUDA kernels compiled for a GPU
 (``cuda_compile``; the compile process ``cuda_worker``, forked from a warm
-``compile_server``; ``cuda_signature``, ``cuda_messages``) and feedback
+``compile_server``; ``cuda_signature``, ``cuda_messages``), the one fork
+server all warm processes run (``forkserver``) and feedback
 (``feedback``). This package's own functions grade a few notebooks from
 Python and validate one; it imports nothing at its start, since grading
 kernels import its kernel-side modules.

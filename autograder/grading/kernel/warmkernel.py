@@ -30,23 +30,16 @@ on its first kernel launch (and again whenever the kernels' environment changes)
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from autograder.grading import forkserver
 from autograder.grading.kernel.become import become_kernel
 from autograder.grading.kernel.forked import ForkedKernel, ready_client
-from autograder.grading.kernel.forkwire import (
-    pid_of,
-    read_reply,
-    request_line,
-    send_request,
-)
 from autograder.grading.kernel.limits import kernel_env, limits_now
 from autograder.grading.referee.agent import FD_ENV
 from course.simlink import STORE_FD_ENV
@@ -136,66 +129,35 @@ def serve() -> None:
             pass
     if quiet:
         del os.environ["PYDEVD_DISABLE_FILE_VALIDATION"]
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels are reaped at once
-    channel = socket.socket(fileno=os.dup(0))  # a packet socket pair's end
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-    os.dup2(2, 1)  # a stray print must not corrupt the reply channel
-    try:
-        _serve(channel)
-    except (BrokenPipeError, ConnectionResetError):  # the workers are gone: so are we
-        os._exit(0)
+    forkserver.serve(become_kernel)
 
 
-def _serve(channel: socket.socket) -> None:
-    """One request a message (a kernel's settings, and the end of its referee
-    channel as an attached descriptor); one reply a message."""
-    channel.send(json.dumps({"ready": os.getpid()}).encode())
-    while True:
-        data, fds, _, _ = socket.recv_fds(channel, 1 << 22, 2)
-        if not data:
-            return
-        try:
-            request = json.loads(data)
-            pid = os.fork()
-        except Exception as exc:  # noqa: BLE001 - tell the worker, keep serving
-            for fd in fds:
-                os.close(fd)
-            channel.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
-            continue
-        if pid == 0:
-            channel.close()
-            become_kernel(request, fds)
-        for fd in fds:
-            os.close(fd)
-        channel.send(json.dumps({"pid": pid}).encode())
+def kernel_request(
+    argv: list[str],
+    cwd: str,
+    env: dict[str, str],
+    confine: bool,
+    namespaces: bool,
+    limits: dict[str, list[int]] | None,
+) -> dict[str, Any]:
+    """A kernel server's request for one kernel."""
+    request = {"argv": argv, "cwd": cwd, "env": env, "confine": confine}
+    request.update(namespaces=namespaces, limits=limits or {})
+    return request
 
 
 # The worker side.
 
 
-class KernelServer:
+class KernelServer(forkserver.ForkServer):
     """A running ``python -m autograder.grading.kernel.warmkernel`` and the environment
     it has."""
 
     def __init__(self, env: dict[str, str]) -> None:
         self.frozen = _frozen(env)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "autograder.grading.kernel.warmkernel"],
-                stdin=theirs,
-                env={k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)},
-            )
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        self.channel = ours
-        read_reply(self.channel)  # wait until the imports are done
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
+        clean = {k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)}
+        super().__init__("autograder.grading.kernel.warmkernel", env=clean)
+        forkserver.receive(self.channel)  # wait until the imports are done
 
     def spawn(
         self,
@@ -210,20 +172,8 @@ class KernelServer:
         """Fork a kernel with these arguments (in the sandbox, in namespaces of
         its own, with these resource limits, holding the referee channel
         ``fd``); return its pid (that of its stand-in with namespaces)."""
-        line = request_line(argv, cwd, env, confine, namespaces, limits)
-        send_request(self.channel, line, fd)
-        return pid_of(read_reply(self.channel))
-
-    def close(self) -> None:
-        try:
-            self.channel.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.channel.close()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        request = kernel_request(argv, cwd, env, confine, namespaces, limits)
+        return self.fork(request, fd if isinstance(fd, (list, tuple)) else [fd])
 
 
 def forkable(cmd: list[str]) -> bool:

@@ -25,56 +25,25 @@ from __future__ import annotations
 
 import multiprocessing
 import socket
-import subprocess
-import sys
 from typing import Any
 
-from autograder.grading.kernel.forkwire import (
-    pid_of,
-    read_reply,
-    request_line,
-    send_request,
-)
-from autograder.grading.kernel.warmkernel import PER_KERNEL_ENV, _frozen
+from autograder.grading import forkserver
+from autograder.grading.kernel.warmkernel import PER_KERNEL_ENV, _frozen, kernel_request
 
 
-class SharedServer:
+class SharedServer(forkserver.ForkServer):
     """The main process's side: the server process and its end of the pair."""
 
     def __init__(self, env: dict[str, str], context: Any = None) -> None:
         self.frozen = _frozen(env)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "autograder.grading.kernel.warmkernel"],
-                stdin=theirs,
-                env={k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)},
-            )
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        self.socket = ours
+        clean = {k: v for k, v in env.items() if not k.startswith(PER_KERNEL_ENV)}
+        super().__init__("autograder.grading.kernel.warmkernel", env=clean)
+        self.socket = self.channel
         self.lock = (context or multiprocessing.get_context()).Lock()
 
     def handle(self) -> Handle:
         """What a worker needs to ask for kernels (passed when it starts)."""
         return Handle(self.socket, self.lock, self.frozen)
-
-    def close(self) -> None:
-        """End the server: it reads end-of-file and exits; its kernels stay
-        until their own end."""
-        try:
-            self.socket.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-        self.socket.close()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
 
 
 class Handle:
@@ -103,13 +72,14 @@ class Handle:
         if len(request) > 6:
             request, fd = request[:6], request[6]
         try:
+            fds = fd if isinstance(fd, (list, tuple)) else [fd]
             with self.lock:
-                send_request(self.socket, request_line(*request), fd)
+                forkserver.send(self.socket, kernel_request(*request), fds)
                 while True:  # the server's "ready" goes to whoever reads first
-                    reply = read_reply(self.socket)
+                    reply = forkserver.receive(self.socket)
                     if "ready" not in reply:
                         break
         except (OSError, ValueError, RuntimeError) as exc:
             self.broken = True
             raise RuntimeError(f"the shared kernel server: {exc}") from exc
-        return pid_of(reply)
+        return forkserver.pid_of(reply)

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
 import threading
 from typing import Any
 
+from autograder.grading import forkserver
 from autograder.grading.referee.launchchild import (
     clear_scratch,
     launch_apart,
@@ -114,43 +114,27 @@ def place(control: Any, value: Any) -> list[Any]:
     return ["F", ref.dtype, ref.shape, value.device_name, ref.key]
 
 
-class _Server:
+class _Server(forkserver.ForkServer):
     """A warm, single-threaded process with the store's modules loaded, which
     forks one store for each pair of channels it is sent (a fork costs about
     a millisecond; a new Python with NumPy, about 150 ms a notebook)."""
 
     def __init__(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {k: v for k, v in os.environ.items() if k != STORE_FD_ENV}
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         # One math thread a store: a BLAS with a thread per host CPU reserves
         # more address space than the store's limit allows.
         env.update(dict.fromkeys(_THREADS, "1"))
         env["NUMBA_ENABLE_CUDASIM"] = "1"  # kernels run in the simulator
-        try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "autograder.grading.referee.store"],
-                stdin=theirs,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-                env=env,
-            )
-        finally:
-            theirs.close()
-        self.channel = ours
+        super().__init__("autograder.grading.referee.store", env=env, quiet=True)
         self.lock = threading.Lock()
         self.pid = os.getpid()  # the process that started it (not a fork of it)
 
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
     def start(self, data: int, control: int, kernels: bool = False) -> None:
         with self.lock:
-            kind = b"store+kernels" if kernels else b"store"
-            socket.send_fds(self.channel, [kind], [data, control])
-            if not self.channel.recv(64):
-                raise RuntimeError("the store server exited")
+            if self.first is None:
+                self.first = forkserver.receive(self.channel)  # its "ready"
+            self.fork({"kernels": kernels}, [data, control])
 
 
 _SERVER: _Server | None = None
@@ -182,7 +166,7 @@ def _apart() -> None:
     import ctypes
     import signal
 
-    from autograder.grading.compile_server import in_own_namespace
+    from autograder.grading.forkserver import in_own_namespace
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the stand-in waits for it
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a launch's child may send it
@@ -195,49 +179,36 @@ def _apart() -> None:
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
-def _serve_forks(channel: socket.socket) -> None:
-    """The server's loop: one store forked for each request."""
+def _accept(request: dict, fds: list[int]) -> str | None:
+    """A store needs its two channels; one that runs kernels, numba's
+    simulator, loaded here once, before the fork."""
+    if len(fds) != 2:
+        return "a store needs two channels"
+    if request.get("kernels"):
+        load_for_launches()
+    return None
+
+
+def _store(request: dict, fds: list[int]) -> None:
+    """In the forked child: one store, until its kernel is gone."""
     import resource
-    import signal
 
     from course.simstore import serve
 
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped
-    while True:
-        message, fds, _, _ = socket.recv_fds(channel, 64, 2)
-        if not message:
-            return
-        if len(fds) != 2:
-            for fd in fds:
-                os.close(fd)
-            channel.send(b"")
-            continue
-        if message == b"store+kernels":
-            load_for_launches()
-        pid = os.fork()
-        if pid == 0:
-            channel.close()
-            code = 0
-            try:
-                os.setsid()
-                _limit(resource)
-                _apart()
-                serve(
-                    socket.socket(fileno=fds[0]),
-                    socket.socket(fileno=fds[1]),
-                    launch_apart,
-                )
-            except BaseException:  # noqa: BLE001 - a store that fails just ends
-                code = 1
-            clear_scratch()
-            os._exit(code)
-        for fd in fds:
-            os.close(fd)
-        channel.send(b"ok")
+    code = 0
+    try:
+        os.setsid()
+        _limit(resource)
+        _apart()
+        serve(socket.socket(fileno=fds[0]), socket.socket(fileno=fds[1]), launch_apart)
+    except BaseException:  # noqa: BLE001 - a store that fails just ends
+        code = 1
+    clear_scratch()
+    os._exit(code)
 
 
 __all__ = ["STORE_MEMORY", "STORE_USER", "StoreProcess", "copy_from", "place"]
 
 
 if __name__ == "__main__":
-    _serve_forks(socket.socket(fileno=0))
+    forkserver.serve(_store, accept=_accept)
