@@ -282,7 +282,7 @@ def build_site(
             if path.is_file():
                 shutil.copyfile(path, src / path.name)
         allowed = []
-        for name, text in written_pages(commands).items():
+        for name, text in written_pages(commands, names).items():
             path = src / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")

@@ -74,22 +74,24 @@ def site_markdown(text: str, source: str, page: str) -> str:
     return _LINK.sub(link, text)
 
 
-def _syllabus(text: str) -> str:
+def _syllabus(text: str, lessons: list[str]) -> str:
     def link(m: re.Match) -> str:
         day = m[1]
-        match = [n for n in lesson_names() if n.startswith(day + "_")]
+        match = [n for n in lessons if n.startswith(day + "_")]
         return f"| [{day}](days/{match[0]}) |" if match else m[0]
 
     return re.sub(r"^\| (\d\d) \|", link, text, flags=re.M)
 
 
-def home_page(readme: str) -> str:
-    """The README without its title and its "Guides" table, the Days linked,
-    with the tables of contents of the Days and the guides."""
+def home_page(readme: str, lessons: list[str] | None = None) -> str:
+    """The README without its title and its "Guides" table, the Days built
+    (``lessons``, default all) linked, with the tables of contents of the
+    Days and the guides."""
+    lessons = lesson_names() if lessons is None else lessons
     body = readme.split("\n", 1)[1]
     body = re.sub(r"^## Guides\n.*?(?=^## )", "", body, flags=re.S | re.M)
-    body = _syllabus(site_markdown(body, "README.md", "index.md"))
-    days = "\n".join(f"days/{n}" for n in lesson_names())
+    body = _syllabus(site_markdown(body, "README.md", "index.md"), lessons)
+    days = "\n".join(f"days/{n}" for n in lessons)
     guides = "\n".join(f"guides/{stem}" for stem, _ in GUIDES)
     logs = "\n".join(
         page.removesuffix(".md")
@@ -131,15 +133,18 @@ the student notebook to download.
 """
 
 
-def written_pages(commands: str = "") -> dict[str, str]:
+def written_pages(
+    commands: str = "", lessons: list[str] | None = None
+) -> dict[str, str]:
     """``{page in the site: its Markdown}`` for the home page, the guides and
     the measurement logs; ``commands`` (every command's options, Markdown)
-    is appended to the Reference."""
+    is appended to the Reference; the home page links the Days built
+    (``lessons``, default all)."""
     pages = {}
     for source, page in site_map().items():
         text = (REPO_ROOT / source).read_text(encoding="utf-8")
         if page == "index.md":
-            pages[page] = home_page(text)
+            pages[page] = home_page(text, lessons)
             continue
         pages[page] = site_markdown(text, source, page)
         if page == "guides/reference.md" and commands:

@@ -62,3 +62,8 @@ def test_a_link_to_no_page_or_no_heading_is_found(tmp_path):
         "index.html: missing.html",
         "index.html: _static/logo.svg",
     ]
+
+
+def test_a_build_of_some_days_links_only_those():
+    home = written_pages(lessons=["03_sync_trap"])["index.md"]
+    assert "(days/03_sync_trap)" in home and "days/01_devices" not in home
