@@ -17,8 +17,8 @@ it arrives by ``arrival``: into the gradebook, and its files by ``store``)
 and ``publish`` (every output read from the store of scores:
 the course gradebook, which ``gradebook`` alone opens and records each
 result into as it arrives, a new one made by ``gradebook_schema``, each
-lesson's definition in ``gradebook_rules``; then ``reports`` and the feedback
-pages, drawn by ``pages``);
+lesson's definition in ``gradebook_rules``; then ``reports``, the class's
+figures (``class_figures``) and the feedback pages, drawn by ``pages``);
 ``batch`` holds the last two and :func:`grade_class`, which does all three.
 Before any job, ``due`` prints each due date and who is late (and stops a run
 whose penalties look like a wrong date); ``runlock`` lets one run at a time

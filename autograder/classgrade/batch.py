@@ -28,6 +28,7 @@ from pathlib import Path
 
 from autograder.classgrade import store
 from autograder.classgrade.arrival import course_book, in_store, store_result
+from autograder.classgrade.class_figures import draw_class_figures
 from autograder.classgrade.due import late_into
 from autograder.classgrade.gradebook import CourseBook
 from autograder.classgrade.pages import draw_pages
@@ -166,6 +167,10 @@ def publish(
     problems, drawn = planned.problems, set()
     problems += draw_pages(out, graded, marks, os.cpu_count() or 1, drawn)
     write_reports(sorted(rows, key=_row), out)
+    try:
+        draw_class_figures(rows, out)
+    except RuntimeError as exc:  # a figure that does not read is not kept
+        problems.append(f"class figures: {exc}")
     if request.course_feedback:
         # In a precise regrade, the notebooks graded now and the pages whose
         # marks changed since (a manual score) have fresh feedback.

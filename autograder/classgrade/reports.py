@@ -154,6 +154,9 @@ class ClassReport:
             f"grades: {self.out_dir / 'grades.csv'}",
             f"pass rates: {self.out_dir / 'pass_rates.csv'}",
         ]
+        figures = [self.out_dir / n for n in ("pass_rates.png", "totals.png")]
+        if all(f.is_file() for f in figures):
+            lines.append(f"class figures: {figures[0]}, {figures[1].name}")
         if self.kernels:
             lines.append(f"kernels: {self.kernels}{_started(self.results)}")
         lines += [f"rules: {line}" for line in self.releases]

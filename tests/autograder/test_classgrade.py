@@ -122,6 +122,9 @@ def test_scores_statuses_and_flags(classroom):
 @pytest.mark.xdist_group("classroom")
 def test_reports_and_feedback(classroom):
     out = classroom.out
+    # the class at a glance, beside the CSV files
+    assert (out / "pass_rates.png").is_file() and (out / "totals.png").is_file()
+    assert f"class figures: {out / 'pass_rates.png'}" in classroom.report.summary()
     rows = list(csv.DictReader(open(out / "grades.csv", encoding="utf-8")))
     assert [r["student"] for r in rows] == [
         "alice",
