@@ -20,6 +20,7 @@ CONDA_NAMES = {  # PyPI name -> conda-forge name, where they differ
     "torch": "pytorch",
     "playwright": "playwright-python",  # conda-forge "playwright" is the Node.js tool
     "msgpack": "msgpack-python",
+    "docker": "docker-py",  # conda-forge names the Docker SDK so
 }
 
 
