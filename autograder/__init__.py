@@ -1,7 +1,8 @@
 """Release and grading for the course, built on nbgrader: its parts, one folder each.
 
 - ``cli``: the ``course`` command (``cli/__init__.py``), one module per
-  command that needs more than a few lines: ``grade``, ``check``, ``demo``;
+  command that needs more than a few lines: ``grade``, ``check``, ``demo``,
+  ``similarity``;
   ``reference`` (every command's help, for the website).
 - ``lessons``: find and convert the sources (the package itself), the
   course's ``conventions`` (markers, metadata), the ``colab`` cells every

@@ -16,6 +16,8 @@ except ImportError:  # Python 3.10: the test extra installs tomli
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Dependencies conda-forge does not carry: environment.yml's pip section has them.
+PIP_ONLY = {"copydetect"}
 CONDA_NAMES = {  # PyPI name -> conda-forge name, where they differ
     "torch": "pytorch",
     "playwright": "playwright-python",  # conda-forge "playwright" is the Node.js tool
@@ -58,6 +60,9 @@ def test_environment_yml_names_the_same_dependencies_as_pyproject():
             name, spec = _name_and_spec(item)
             conda[name] = spec
     for name, spec in wanted.items():
+        if name in PIP_ONLY:
+            assert f"{name}{spec}" in pip_section, f"environment.yml's pip lacks {name}"
+            continue
         conda_name = CONDA_NAMES.get(name, name)
         assert conda_name in conda, f"environment.yml lacks {conda_name} ({name})"
         assert conda[conda_name] == spec, f"{conda_name}: {conda[conda_name]} != {spec}"

@@ -24,6 +24,8 @@ Before any job, ``due`` prints each due date and who is late (and stops a run
 whose penalties look like a wrong date); ``runlock`` lets one run at a time
 write an output folder and a gradebook. ``regrade`` is ``course grade --diff``:
 what grading under the current rules would change, written nowhere.
+``similarity`` is ``course similarity``: pairs of answers alike, ranked, with
+``similarity_page`` drawing them side by side.
 ``pool`` is the local worker pool; with ``--cluster`` the jobs run on Dask
 workers instead: ``cluster`` (the executor, on the main machine; how it
 reaches the cluster: ``cluster_reach``), ``remote``

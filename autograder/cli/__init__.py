@@ -17,6 +17,7 @@ from autograder.cli.check import check as _check
 from autograder.cli.grade import add_parser as add_grade_parser
 from autograder.cli.grade import lesson_flag
 from autograder.cli.grade import read_map as _read_map  # noqa: F401 - tests use it
+from autograder.cli.similarity import add_parser as add_similarity_parser
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -202,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     rel.set_defaults(func=_release)
 
     add_grade_parser(sub, _weak_confinement_flag)
+    add_similarity_parser(sub)
 
     check = sub.add_parser(
         "check",
