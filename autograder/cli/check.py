@@ -86,6 +86,16 @@ def check(args: argparse.Namespace) -> int:
     result = report.results[0]
     score, top = float(result.score), float(result.max_score)
     print(f"{shown(notebook)}: {shown(result.status)}, {score:g} / {top:g}")
+    from autograder.cli.due import DUE_NOTE, read_note
+
+    due = read_note(notebook)
+    if due:
+        print(f"  due: {shown(due)}")
+    else:
+        print(
+            f"  due: no {DUE_NOTE} beside this notebook, so no due date here: "
+            "see your course's page or ask your instructor"
+        )
     if result.message:
         print(f"  {shown_lines(result.message, '  ')}")
     for question, (score, top) in result.per_question.items():

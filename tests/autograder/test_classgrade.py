@@ -281,6 +281,7 @@ def test_check_grades_without_touching_the_notebook(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "0 / 12" in out and "NotImplementedError" in out
     assert "feedback page:" in out
+    assert "due: no due.txt beside this notebook" in out
     assert mine.read_bytes() == before
     page = Path(out.split("feedback page: ")[1].strip())
     assert page.is_file() and "_ref_" not in page.read_text(encoding="utf-8")
