@@ -56,8 +56,8 @@ def draw_class_figures(results: list[Any], out_dir: Path) -> list[Path]:
     if not rows:
         return []
     written = []
-    for name, draw in (("pass_rates.png", _draw_pass_rates), ("totals.png", _totals)):
-        fig, alt = draw(plt, rows, _graded(results))
+    drawn = (_pass_rates_figure(plt, rows), _totals_figure(plt, _graded(results)))
+    for name, (fig, alt) in zip(FIGURES, drawn, strict=True):
         fig.tight_layout()
         problems = layout_problems(fig)
         if problems:
@@ -75,7 +75,7 @@ def draw_class_figures(results: list[Any], out_dir: Path) -> list[Path]:
     return written
 
 
-def _draw_pass_rates(plt: Any, rows: list, graded: list) -> Any:
+def _pass_rates_figure(plt: Any, rows: list) -> tuple[Any, str]:
     height = max(2.6, 0.32 * len(rows) + 1.4)
     fig, ax = plt.subplots(figsize=(8.0, height))
     labels = [test for test, _, _ in rows]
@@ -95,7 +95,7 @@ def _draw_pass_rates(plt: Any, rows: list, graded: list) -> Any:
     return fig, alt + "."
 
 
-def _totals(plt: Any, rows: list, graded: list) -> Any:
+def _totals_figure(plt: Any, graded: list) -> tuple[Any, str]:
     by_lesson: dict[str, list[Any]] = defaultdict(list)
     for result in graded:
         by_lesson[result.lesson].append(result)

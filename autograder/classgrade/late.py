@@ -74,7 +74,7 @@ class DueDates(Configurable):
     ).tag(config=True)
 
 
-def _zone(name: str, text: str) -> Any:
+def zone_named(name: str, text: str) -> Any:
     """An IANA zone or ``UTC`` by name; never the machine's own."""
     from dateutil import tz
 
@@ -125,7 +125,7 @@ def _nbgrader_form(text: str, strict: bool = True) -> datetime | None:
         raise ValueError(f"{text!r} gives two time zones; give one")
     if _OFFSET.fullmatch(zone):
         return parser.isoparse(f"{day}T{clock}{zone}")
-    return _in_zone(when, _zone(zone, text), text, strict)
+    return _in_zone(when, zone_named(zone, text), text, strict)
 
 
 def _course_format(text: str, config: Any) -> datetime | None:
@@ -150,7 +150,7 @@ def _course_format(text: str, config: Any) -> datetime | None:
                 f"{text!r} matches c.DueDates.formats entry {form!r}, which has no "
                 "%z: set c.DueDates.time_zone (e.g. Europe/Paris)"
             )
-        return _in_zone(when, _zone(dates.time_zone, text), text)
+        return _in_zone(when, zone_named(dates.time_zone, text), text)
     return None
 
 

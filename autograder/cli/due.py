@@ -25,11 +25,11 @@ def note_text(lesson: str, due_utc: datetime, zone: str = "") -> str:
     ``c.DueDates.time_zone``, else UTC) and in UTC."""
     when = due_utc.replace(tzinfo=timezone.utc)
     utc = when.strftime("%Y-%m-%d %H:%M UTC")
-    if zone:
-        from zoneinfo import ZoneInfo
+    if zone:  # the course's zone, read as its due dates are (a bad name: why)
+        from autograder.classgrade.late import zone_named
 
-        local = when.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")
-        shown = f"{local} {zone} ({utc})"
+        local = when.astimezone(zone_named(zone, "c.DueDates.time_zone"))
+        shown = f"{local:%Y-%m-%d %H:%M} {zone} ({utc})"
     else:
         shown = utc
     return (

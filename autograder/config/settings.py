@@ -105,15 +105,12 @@ def course_config(course_root: Path | None) -> Config:
 
 @functools.lru_cache(maxsize=8)
 def _loaded(path: Path, _mtime_ns: int) -> Config:
-    global LOADS
-    LOADS += 1
+    """A config file as read (``_loaded.cache_info().misses`` counts reads)."""
     config = PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
     refuse_moved_names(config, path)
     return config
 
 
-#: How many times this process has read a config file (tests count them).
-LOADS = 0
 #: Sections of an instructor's config that do not travel to a grading job:
 #: where its folders are and how students exchange files.
 _PLACES = ("CourseDirectory", "Exchange", "ExchangeFactory")

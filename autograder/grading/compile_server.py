@@ -156,56 +156,50 @@ class CompileServer(forkserver.ForkServer):
             os.close(err)
 
     def _follow(self, read: int, child: int, timeout: float) -> tuple:
-        """The child's events from its pipe and its exit from the server,
-        until both are in (or the time is up)."""
-        events: list[dict] = []
-        buffer, code, timed_out, done = b"", None, False, False
+        """The child's events from its pipe and its exit code from the
+        server, until both are in; past ``timeout`` the child is killed, and
+        a server silent for a few seconds more is killed too."""
+        from autograder.grading.cuda_worker import events_of
+
+        data, code, timed_out, done = b"", None, False, False
         deadline = time.monotonic() + timeout
         with selectors.DefaultSelector() as selector:
             selector.register(read, selectors.EVENT_READ)
             selector.register(self.channel, selectors.EVENT_READ)
             while code is None or not done:
-                left = deadline - time.monotonic()
-                ready = selector.select(max(0.0, left)) if left > 0 else []
-                if not ready and time.monotonic() >= deadline:
-                    if timed_out or code is not None:
-                        if code is None:
-                            self.kill()
-                            code = -signal.SIGKILL
-                        break
+                left = max(0.0, deadline - time.monotonic())
+                ready = [key.fileobj for key, _ in selector.select(left)]
+                if not ready and code is None and not timed_out:
                     timed_out = True
                     _kill(child)
                     deadline = time.monotonic() + _GRACE_S
-                    continue
-                for key, _ in ready:
-                    if key.fileobj == read:
-                        chunk = os.read(read, 1 << 16)
-                        if not chunk:
-                            done = True
-                            selector.unregister(read)
-                        buffer += chunk
-                    else:
-                        try:
-                            reply = forkserver.receive(self.channel)
-                        except (OSError, RuntimeError, ValueError):
-                            reply = None
-                        if reply is None:
-                            self.kill()
-                            code = -signal.SIGKILL
-                            done = True
-                            break
-                        if "exit" in reply:
-                            code = int(reply["exit"])
-                            selector.unregister(self.channel)
-                            deadline = time.monotonic() + _GRACE_S
-        for line in buffer.splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict):
-                events.append(event)
-        return events, code, timed_out
+                elif not ready:
+                    if code is None:
+                        self.kill()
+                        code = -signal.SIGKILL
+                    break
+                if read in ready:
+                    chunk = os.read(read, 1 << 16)
+                    data += chunk
+                    if not chunk:
+                        done = True
+                        selector.unregister(read)
+                if self.channel in ready:
+                    code = self._exit_code()
+                    if code is not None:
+                        selector.unregister(self.channel)
+                        deadline = time.monotonic() + _GRACE_S
+        return events_of(data), code, timed_out
+
+    def _exit_code(self) -> int | None:
+        """The exit code the server reports for the child; a server that
+        broke its channel is killed (-9)."""
+        try:
+            reply = forkserver.receive(self.channel)
+        except (OSError, RuntimeError, ValueError):
+            self.kill()
+            return -signal.SIGKILL
+        return int(reply["exit"]) if reply and "exit" in reply else None
 
 
 def run(

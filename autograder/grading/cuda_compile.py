@@ -33,7 +33,7 @@ from pathlib import Path
 
 from autograder.grading import compile_server
 from autograder.grading.cuda_signature import UnsupportedArgument, signature_of
-from autograder.grading.cuda_worker import compile_env
+from autograder.grading.cuda_worker import compile_env, events_of
 from autograder.grading.kernel.limits import ProcessCage
 
 #: Compute capability compiled for: 7.5 (Turing, Colab's T4), the oldest CUDA 13
@@ -220,12 +220,4 @@ def _run_worker(
                 out, err = "", ""
     finally:
         cage.remove()
-    events = []
-    for line in out.splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events, proc.returncode, timed_out, err
+    return events_of(out), proc.returncode, timed_out, err

@@ -38,6 +38,20 @@ def compile_env() -> dict[str, str]:
     return env
 
 
+def events_of(text: str | bytes) -> list[dict]:
+    """The events a compile process wrote (one JSON object a line); a line
+    that is not one is skipped."""
+    events = []
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
 def main() -> None:
     """Read a request on stdin, write one JSON event a line on stdout."""
     channel = os.fdopen(os.dup(1), "w", buffering=1)

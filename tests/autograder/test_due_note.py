@@ -69,3 +69,8 @@ def test_without_a_due_date_it_says_how_to_set_one(tmp_path, capsys, args, words
         args += ["--gradebook", str(book)]
     assert main(args) != 0
     assert words in capsys.readouterr().err
+
+
+def test_an_unknown_course_zone_is_named():
+    with pytest.raises(ValueError, match="unknown time zone 'Mars/Olympus'"):
+        note_text("01_devices", datetime(2026, 12, 1, 16, 0), "Mars/Olympus")
