@@ -24,6 +24,8 @@ Before any job, ``due`` prints each due date and who is late (and stops a run
 whose penalties look like a wrong date); ``runlock`` lets one run at a time
 write an output folder and a gradebook. ``regrade`` is ``course grade --diff``:
 what grading under the current rules would change, written nowhere.
+``extensions`` keeps one student's extension as nbgrader does (on the
+submission), or until the submission is recorded.
 ``similarity`` is ``course similarity``: pairs of answers alike, ranked, with
 ``similarity_page`` drawing them side by side.
 ``pool`` is the local worker pool; with ``--cluster`` the jobs run on Dask

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from autograder.classgrade.extensions import pending, take_pending
 from autograder.classgrade.gradebook_rules import (
     above_maximum,
     check_points,
@@ -97,6 +98,7 @@ def due_state(gradebook: Path | None, lessons: set[str]) -> tuple[dict, dict]:
             for sub in assignment.submissions:
                 if sub.extension is not None:
                     extensions[(sub.student.id, assignment.name)] = sub.extension
+        extensions.update(pending(book.db, lessons))  # not recorded yet
     return due, extensions
 
 
@@ -198,7 +200,7 @@ class CourseBook:
                     course.db.add(assignment)
                 assignment.duedate = due
                 for submission in assignment.submissions:
-                    self._penalise(submission)
+                    self.penalise(submission)
             course.db.commit()
         except BaseException:
             course.db.rollback()
@@ -257,7 +259,7 @@ class CourseBook:
                 grade.needs_manual_grade = (
                     grade.manual_score is not None or grade.auto_score is None
                 )
-            self._penalise(submission)
+            self.penalise(submission)
             course.db.commit()
         except BaseException:
             course.db.rollback()  # a failed record leaves no partial submission
@@ -279,7 +281,7 @@ class CourseBook:
                     f"{float(grade.max_score):g}; cleared until graded again"
                 )
                 grade.auto_score, grade.needs_manual_grade = None, True
-                self._penalise(submission)
+                self.penalise(submission)
         self.book.db.commit()
         return lines
 
@@ -300,9 +302,11 @@ class CourseBook:
                 for g in nb.grades
             )
             return submission, scored
-        return new_submission(course, student, lesson), False
+        submission = new_submission(course, student, lesson)
+        take_pending(course.db, submission)  # an extension granted before
+        return submission, False
 
-    def _penalise(self, submission: Any) -> None:
+    def penalise(self, submission: Any) -> None:
         """nbgrader's ``AssignLatePenalties`` on one submission's notebooks,
         in this transaction: the plugin's penalty on the notebook's score,
         capped to [0, score]; none when on time."""

@@ -183,6 +183,11 @@ def marks_of(sub: Any) -> Any:
         raw=float(sum(cell_score(g) for g in grades)),
         penalty=penalty,
         seconds_late=float(sub.total_seconds_late),
+        extended_until=(
+            (sub.assignment.duedate + sub.extension).isoformat(timespec="seconds")
+            if sub.extension is not None and sub.assignment.duedate is not None
+            else ""
+        ),
         by_hand=bool(comments)
         or any(g.manual_score is not None or g.extra_credit for g in grades),
     )

@@ -89,6 +89,17 @@ def zone_named(name: str, text: str) -> Any:
     return zone
 
 
+def shown_time(when_utc: datetime, zone: str = "") -> str:
+    """A stored time (naive UTC) as students and instructors read it: in the
+    course's zone (``c.DueDates.time_zone``) with UTC beside it, else UTC."""
+    when = when_utc.replace(tzinfo=timezone.utc)
+    utc = when.strftime("%Y-%m-%d %H:%M UTC")
+    if not zone:
+        return utc
+    local = when.astimezone(zone_named(zone, "c.DueDates.time_zone"))
+    return f"{local:%Y-%m-%d %H:%M} {zone} ({utc})"
+
+
 def _in_zone(when: datetime, zone: Any, text: str, strict: bool = True) -> datetime:
     """``when`` (naive) read in ``zone``; a time a clock change skips or
     repeats there is refused (it names no one moment), unless not ``strict``

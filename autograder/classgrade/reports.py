@@ -32,6 +32,8 @@ class Marks:
     penalty: float = 0.0
     seconds_late: float = 0.0
     by_hand: bool = False  # an instructor gave a score or wrote a comment
+    #: the student's own due date (ISO, UTC) where they have an extension
+    extended_until: str = ""
 
     @property
     def max(self) -> float:
@@ -49,6 +51,7 @@ class Marks:
         import json
 
         shown = [self.score, self.points, self.comments, self.penalty, digest]
+        shown += [self.extended_until] if self.extended_until else []
         text = json.dumps(shown, sort_keys=True).encode()
         return [hashlib.sha256(text).hexdigest()[:16]]
 
@@ -99,6 +102,7 @@ class Result:
     release: str = ""
     seconds_late: float = 0.0  # past the gradebook's due date
     late_penalty: float = 0.0  # points off, from nbgrader's late-submission plugin
+    extended_until: str = ""  # ISO, UTC: the student's extension (`course extend`)
     #: The course gradebook's score: the autograde scores with formgrader's
     #: manual scores in their place where an instructor gave one (None: no
     #: gradebook was written).
@@ -126,6 +130,7 @@ class Result:
         self.max_score = marks.max
         self.gradebook_score = marks.raw
         self.late_penalty, self.seconds_late = marks.penalty, marks.seconds_late
+        self.extended_until = marks.extended_until
 
 
 @dataclass
@@ -164,6 +169,7 @@ class ClassReport:
         lines += [
             f"{r.student}/{r.lesson}: late by {_hours(r.seconds_late)}, "
             f"{r.late_penalty:g} point(s) off ({r.raw:g} -> {r.final:g})"
+            + (f" (extended to {_utc(r.extended_until)})" if r.extended_until else "")
             for r in self.results
             if r.seconds_late > 0
         ]
@@ -219,16 +225,16 @@ def write_reports(results: Iterable[Result], out_dir: Path) -> None:
         writer = csv.writer(handle)
         writer.writerow(
             ["student", "lesson", *questions, "total", "max", "status", "flags"]
-            + ["review", "submitted_at", "hours_late", "raw", "manual"]
-            + ["late_penalty", "final"]
+            + ["review", "submitted_at", "extended_until", "hours_late", "raw"]
+            + ["manual", "late_penalty", "final"]
         )
         for r in results:
             cells = [r.per_question.get(q, ["", ""])[0] for q in questions]
             writer.writerow(
                 [r.student, r.lesson, *cells, r.score, r.max_score, r.status]
                 + ["; ".join(r.flags), "; ".join(r.review), _utc(r.submitted_at)]
-                + [round(r.seconds_late / 3600, 4), r.raw, round(r.raw - r.score, 6)]
-                + [r.late_penalty, r.final]
+                + [_utc(r.extended_until), round(r.seconds_late / 3600, 4), r.raw]
+                + [round(r.raw - r.score, 6), r.late_penalty, r.final]
             )
     with open(out_dir / "pass_rates.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)

@@ -72,6 +72,7 @@ SCORES = (
     "gradebook_score",
     "late_penalty",
     "seconds_late",
+    "extended_until",
 )
 _BASIS = "<!-- marks: "
 

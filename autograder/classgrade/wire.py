@@ -34,6 +34,7 @@ MAIN_ONLY = (
     "seconds_late",
     "late_penalty",
     "gradebook_score",
+    "extended_until",
 )
 
 

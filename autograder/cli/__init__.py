@@ -15,6 +15,7 @@ from pathlib import Path
 
 from autograder.cli.check import check as _check
 from autograder.cli.due import add_parser as add_due_parser
+from autograder.cli.extend import add_parser as add_extend_parser
 from autograder.cli.grade import add_parser as add_grade_parser
 from autograder.cli.grade import lesson_flag
 from autograder.cli.grade import read_map as _read_map  # noqa: F401 - tests use it
@@ -206,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_grade_parser(sub, _weak_confinement_flag)
     add_similarity_parser(sub)
     add_due_parser(sub)
+    add_extend_parser(sub)
 
     check = sub.add_parser(
         "check",

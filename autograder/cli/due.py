@@ -12,7 +12,7 @@ student's fetch brings it to their folder, where ``course check`` reads it.
 from __future__ import annotations
 
 import argparse
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +23,9 @@ DUE_NOTE = "due.txt"
 def note_text(lesson: str, due_utc: datetime, zone: str = "") -> str:
     """What ``due.txt`` says: the due date in the course's time zone (its
     ``c.DueDates.time_zone``, else UTC) and in UTC."""
-    when = due_utc.replace(tzinfo=timezone.utc)
-    utc = when.strftime("%Y-%m-%d %H:%M UTC")
-    if zone:  # the course's zone, read as its due dates are (a bad name: why)
-        from autograder.classgrade.late import zone_named
+    from autograder.classgrade.late import shown_time
 
-        local = when.astimezone(zone_named(zone, "c.DueDates.time_zone"))
-        shown = f"{local:%Y-%m-%d %H:%M} {zone} ({utc})"
-    else:
-        shown = utc
+    shown = shown_time(due_utc, zone)
     return (
         f"{lesson} is due {shown}.\n"
         "Submit it before then (the Assignments tab, or as your course says); "

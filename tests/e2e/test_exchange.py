@@ -263,3 +263,32 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
         # grades.csv has it; alice's stays as the run before left it.
         if name == "bob":
             assert f"(Score: {round(float(grades[name]['final']), 2)} / " in html
+
+    # An extension for bob, past his submission: his penalty goes, and the
+    # next run (nothing regraded) shows his own due date in grades.csv and on
+    # his feedback page.
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "extend", "bob", LESSON]
+        + ["--until", (late + timedelta(hours=1)).isoformat() + "Z"]
+        + ["--gradebook", str(db)],
+        env=env,
+        cwd=instructor,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "2.50 h late -> on time; late penalty 1.5 -> 0" in proc.stdout
+    again = _course(first, env)
+    assert "0 graded now, 2 unchanged" in again
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        grades = {row["student"]: row for row in csv.DictReader(handle)}
+    assert grades["bob"]["extended_until"].startswith(
+        (late + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
+    )
+    assert grades["alice"]["extended_until"] == ""
+    assert float(grades["bob"]["late_penalty"]) == 0.0
+    assert float(grades["bob"]["final"]) == float(grades["bob"]["raw"])
+    page = (out / "feedback" / LESSON / "bob.html").read_text(encoding="utf-8")
+    assert "Extension: your due date for this lesson is" in page
+    assert "Late submission penalty" not in page
