@@ -17,17 +17,18 @@ JOBS   ?= auto
 EXTRAS ?= dev,gpu,grading
 
 .PHONY: venv demo demo-class test test-fast lint lab release release-check doctor bench bench-quick \
-	gpu-check bench-mlp bench-grading grade check clean instructor browser hub-proxy \
+	gpu-check bench-mlp bench-grading grade check clean instructor browser hub-proxy ngshare \
 	student-bundle site image-check
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt autograder/jupyter/images/requirements-nodeps.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python 3.10+ is needed, found " + sys.version.split()[0]'
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "Installing the course into $(VENV) (first time: a few minutes)..."
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -c constraints.txt -e ".[$(EXTRAS)]"
+	$(PIP) install --quiet --no-deps -r autograder/jupyter/images/requirements-nodeps.txt
 	@touch $(STAMP)
 
 demo: venv
@@ -37,7 +38,7 @@ demo: venv
 demo-class: venv
 	$(PY) -m autograder demo --all
 
-test: venv browser hub-proxy
+test: venv browser hub-proxy ngshare
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup --durations=15 $(PYTEST_ARGS)
 
 test-fast: venv
@@ -120,6 +121,18 @@ hub-proxy:
 	    npm install --silent --no-audit --no-fund --prefix .node configurable-http-proxy@5 \
 	    || echo "warning: npm could not install configurable-http-proxy; the hub test will be skipped"; \
 	  else echo "note: install Node.js and npm to run the JupyterHub smoke test"; fi; }
+
+# ngshare, the hub's exchange service, in an environment of its own (.ngshare/):
+# its last release (0.6.0) was written for SQLAlchemy 1.x, and under 2.x a
+# release is silently dropped. The hub runs it from here (COURSE_NGSHARE_PYTHON).
+NGSHARE_REQS := autograder/jupyter/images/requirements-ngshare.txt
+ngshare: .ngshare/.installed
+
+.ngshare/.installed: $(NGSHARE_REQS)
+	@test -x .ngshare/bin/python || $(PYTHON) -m venv .ngshare
+	@echo "Installing ngshare into .ngshare/ ..."
+	@.ngshare/bin/python -m pip install --quiet --disable-pip-version-check -r $(NGSHARE_REQS) \
+	  && touch $@ || echo "warning: could not install ngshare; the hub class test will be skipped"
 
 # Debian's Chromium for the browser test (no browser download). Installed when
 # missing and this is root with apt; otherwise the browser test says how.

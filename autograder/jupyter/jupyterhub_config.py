@@ -3,8 +3,17 @@
 nbgrader's multi-course layout: the course runs as a JupyterHub *service* (a
 Jupyter server owned by the course's grader account, where formgrader lives);
 instructors reach it through the ``formgrade-gpu-course`` group; students, in
-the ``nbgrader-gpu-course`` group, see the course in their assignment list and
-fetch and submit through a shared exchange folder.
+the ``nbgrader-gpu-course`` group, see the course in their assignment list.
+
+Assignments, submissions and feedback travel through **ngshare**, a hub
+service (nbgrader's exchange for multi-user hubs): each request carries the
+caller's own hub token, so a student lists, fetches and submits only their
+own files, and only the course's instructors (here the course service) see
+everyone's. Its files live in ``COURSE_NGSHARE_STATE``, which only the hub's
+account can read. The course service's home page is formgrader, so the hub's
+Services menu opens it in a browser tab of its own: JupyterHub 4.1 and later
+forbid framing a hub page, which leaves nbgrader's framed Formgrader panel
+blank.
 
 Copy this file to the hub's configuration folder and change the lines marked
 CHANGE. Start with ``jupyterhub -f jupyterhub_config.py`` (needs JupyterHub,
@@ -28,9 +37,79 @@ COURSE_ID = "gpu-course"
 COURSE_ROOT = os.environ.get("COURSE_ROOT", "/srv/gpu-course")  # CHANGE
 EXCHANGE = os.environ.get("COURSE_EXCHANGE", "/srv/nbgrader/exchange")  # CHANGE
 GRADER = f"grader-{COURSE_ID}"
-INSTRUCTORS = ["instructor"]  # CHANGE
-STUDENTS = ["alice", "bob"]  # CHANGE (or let an LTI/OAuth authenticator add them)
+INSTRUCTORS = os.environ.get("COURSE_INSTRUCTORS", "instructor").split(",")  # CHANGE
+# CHANGE (or let an LTI/OAuth authenticator add them)
+STUDENTS = os.environ.get("COURSE_STUDENTS", "alice,bob").split(",")
 SERVICE_PORT = int(os.environ.get("COURSE_SERVICE_PORT", "9999"))
+NGSHARE_PORT = int(os.environ.get("COURSE_NGSHARE_PORT", "10101"))
+NGSHARE_STATE = os.environ.get("COURSE_NGSHARE_STATE", "/srv/ngshare")  # CHANGE
+NGSHARE_URL = f"http://127.0.0.1:{NGSHARE_PORT}/services/ngshare"
+# ngshare's own environment (`make ngshare`): it needs SQLAlchemy 1.x
+NGSHARE_PYTHON = os.environ.get(
+    "COURSE_NGSHARE_PYTHON", os.path.join(COURSE_ROOT, ".ngshare", "bin", "python")
+)
+# where the hub copies the students' Jupyter settings, for every account to read
+STUDENT_SETTINGS = os.environ.get(
+    "COURSE_STUDENT_SETTINGS", "/srv/gpu-course-settings/student"
+)  # CHANGE
+
+
+def _course_root_is_private(root: str) -> None:
+    """The course root holds the solutions, the submissions and the gradebook:
+    the grader's account alone may read it."""
+    if os.path.isdir(root) and os.stat(root).st_mode & 0o077:
+        sys.exit(
+            f"{root} (COURSE_ROOT) can be read by other accounts, students "
+            f"included: it holds the solutions and every submission. Run "
+            f"`chown -R {GRADER} {root} && chmod 700 {root}`, then start the hub."
+        )
+
+
+def _copy_student_settings(root: str, to: str) -> None:
+    """The students' settings (``autograder/jupyter/student``), copied from
+    the private course root to ``to``, which every account reads."""
+    import shutil
+
+    source = os.path.join(root, "autograder", "jupyter", "student")
+    if not os.path.isdir(source):
+        sys.exit(f"{source} is missing: is COURSE_ROOT ({root}) the course?")
+    os.makedirs(os.path.dirname(to), mode=0o755, exist_ok=True)
+    shutil.copytree(source, to, dirs_exist_ok=True)
+    for folder, _, files in os.walk(to):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+
+
+def _private_home(spawner) -> None:
+    """A user's home is theirs alone (Debian's useradd makes it 0755)."""
+    import pwd
+
+    try:
+        home = pwd.getpwnam(spawner.user.name).pw_dir
+    except KeyError:  # not a system account (a trial spawner)
+        return
+    if os.path.isdir(home) and os.stat(home).st_uid != os.geteuid():
+        os.chmod(home, 0o700)
+
+
+def _ngshare_runs(python: str) -> None:
+    """ngshare's Python has ngshare, and SQLAlchemy 1.x under it."""
+    import subprocess
+
+    probe = "import ngshare, sqlalchemy; assert sqlalchemy.__version__ < '2'"
+    if not os.path.isfile(python) or subprocess.run([python, "-c", probe]).returncode:
+        sys.exit(
+            f"{python} (COURSE_NGSHARE_PYTHON) cannot run ngshare with SQLAlchemy "
+            "1.x, which it needs: run `make ngshare` in the course root, or point "
+            "COURSE_NGSHARE_PYTHON at an environment with "
+            "autograder/jupyter/images/requirements-ngshare.txt"
+        )
+
+
+_course_root_is_private(COURSE_ROOT)
+_ngshare_runs(NGSHARE_PYTHON)
+_copy_student_settings(COURSE_ROOT, STUDENT_SETTINGS)
 
 c.JupyterHub.bind_url = os.environ.get("HUB_BIND_URL", "http://127.0.0.1:8000")
 # CHANGE: a real authenticator (PAM, OAuth, LTI). The dummy one is for trials.
@@ -41,9 +120,11 @@ c.Authenticator.admin_users = set(INSTRUCTORS)
 c.Spawner.default_url = "/lab"
 c.Spawner.environment = {
     "COURSE_EXCHANGE": EXCHANGE,
+    "COURSE_NGSHARE_URL": NGSHARE_URL,  # the exchange (student nbgrader_config.py)
     # the student JupyterLab settings of `make lab`: assignment list, Validate
-    "JUPYTER_CONFIG_DIR": os.path.join(COURSE_ROOT, "autograder/jupyter/student"),
+    "JUPYTER_CONFIG_DIR": STUDENT_SETTINGS,
 }
+c.Spawner.pre_spawn_hook = _private_home
 
 c.JupyterHub.load_groups = {
     "instructors": {"users": INSTRUCTORS},
@@ -80,17 +161,42 @@ c.JupyterHub.services = [
         ],
         "user": GRADER,
         "cwd": COURSE_ROOT,
+        "oauth_no_confirm": True,  # the instructors' own course: no consent page
         "environment": {
             "COURSE_EXCHANGE": EXCHANGE,
+            "COURSE_NGSHARE_URL": NGSHARE_URL,
             "COURSE_ROOT": COURSE_ROOT,
             # formgrader and the create-assignment toolbar (`make instructor`)
             "JUPYTER_CONFIG_DIR": os.path.join(
                 COURSE_ROOT, "autograder/jupyter/instructor"
             ),
-            "JUPYTERHUB_DEFAULT_URL": "/lab",
+            # its home page: formgrader in a tab of its own (the hub's
+            # Services menu), never framed; JupyterLab is at /lab beside it
+            "JUPYTERHUB_DEFAULT_URL": "/formgrader",
         },
     }
 ]
+
+# ngshare: the exchange, as a hub service run by the hub's account. Its
+# admins (the course service, the instructors) make the course and its
+# roster: `ngshare-course-management create_course gpu-course gpu-course`,
+# then `add_students gpu-course roster.csv` (or `add_student`).
+os.makedirs(NGSHARE_STATE, mode=0o700, exist_ok=True)
+os.chmod(NGSHARE_STATE, 0o700)  # its files: the hub's account alone reads them
+c.JupyterHub.services.append(
+    {
+        "name": "ngshare",
+        "url": f"http://127.0.0.1:{NGSHARE_PORT}",
+        "command": [
+            NGSHARE_PYTHON,
+            "-m",
+            "ngshare",
+            f"--admins={','.join([COURSE_ID, *INSTRUCTORS])}",
+            f"--database=sqlite:///{os.path.join(NGSHARE_STATE, 'ngshare.db')}",
+            f"--storage={os.path.join(NGSHARE_STATE, 'files')}",
+        ],
+    }
+)
 
 # Stop servers idle for an hour, so GPUs and memory go back to the pool.
 IDLE_TIMEOUT = int(os.environ.get("COURSE_IDLE_TIMEOUT", "3600"))  # CHANGE

@@ -7,7 +7,8 @@ requirements file and the student wheel, under the course's constraints; the
 same settings files copied into the environment's own Jupyter config folder
 (``<venv>/etc/jupyter``, which Jupyter reads as the image reads
 ``/usr/local/etc/jupyter``). Then it checks what a student's server would
-have: ``course`` and nbgrader import, nbgrader's lab extension is there with
+have: ``course``, nbgrader, ngshare-exchange (installed ``--no-deps``, as the
+image does) and nbgitpuller import, nbgrader's lab extension is there with
 the assignment list on and formgrader off, and the server extensions agree.
 Needs the package index (PyPI); it takes minutes, so it is not part of
 ``make test``.
@@ -16,6 +17,7 @@ Needs the package index (PyPI); it takes minutes, so it is not part of
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -74,6 +76,8 @@ def build(venv: Path, flavour: str) -> None:
         ]
     )
     shutil.rmtree(wheel.parent, ignore_errors=True)
+    nodeps = str(IMAGES / "requirements-nodeps.txt")
+    _run([python, "-m", "pip", "install", "--quiet", "--no-deps", "-r", nodeps])
     config = venv / "etc" / "jupyter"
     for source, target in SETTINGS.items():
         (config / target).parent.mkdir(parents=True, exist_ok=True)
@@ -98,6 +102,9 @@ def check(venv: Path, flavour: str = "cpu") -> list[str]:
     problems = []
     out = _run([python, "-c", "import course, nbgrader; print(course.__version__)"])
     print(f"  course {out.strip()} and nbgrader import")
+    hub = "import ngshare_exchange, nbgitpuller; print('ngshare-exchange, nbgitpuller')"
+    env = {**os.environ, "USER": os.environ.get("USER", "jovyan")}  # as the image
+    print("  " + _run([python, "-c", hub], env=env).strip() + " import")
     if flavour == "gpu":
         print("  " + _run([python, "-c", GPU_CHECK]).strip().splitlines()[-1])
     lab = _run([str(bin_dir / "jupyter"), "labextension", "list"])
@@ -116,6 +123,7 @@ def check(venv: Path, flavour: str = "cpu") -> list[str]:
     for name, state in {
         "nbgrader.server_extensions.assignment_list": "enabled",
         "nbgrader.server_extensions.formgrader": "disabled",
+        "nbgitpuller": "enabled",
     }.items():
         found = re.search(rf"{re.escape(name)}\s+(\S*)\s*(enabled|disabled)", server)
         if found is None or found.group(2) != state:

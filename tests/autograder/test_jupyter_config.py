@@ -26,6 +26,27 @@ def _load(folder, name, **env):
                 os.environ[k] = v
 
 
+def _hub_env(tmp_path: Path, **more: str) -> dict[str, str]:
+    """What the hub example reads: a private course root with the students'
+    settings, where to copy them, and a Python for ngshare (a stand-in that
+    passes the hub's check; the hub class test runs the real one)."""
+    import shutil
+
+    course = tmp_path / "course"
+    shutil.copytree(JUPYTER / "student", course / "autograder" / "jupyter" / "student")
+    course.chmod(0o700)
+    python = tmp_path / "ngshare-python"
+    python.write_text("#!/bin/sh\nexit 0\n")
+    python.chmod(0o755)
+    return {
+        "COURSE_ROOT": str(course),
+        "COURSE_STUDENT_SETTINGS": str(tmp_path / "settings" / "student"),
+        "COURSE_NGSHARE_PYTHON": str(python),
+        "COURSE_NGSHARE_STATE": str(tmp_path / "ngshare"),
+        **more,
+    }
+
+
 def test_students_get_assignments_and_validate_but_not_formgrader():
     page = json.loads((JUPYTER / "student/labconfig/page_config.json").read_text())
     off = {k for k, v in page["disabledExtensions"].items() if v}
@@ -42,6 +63,28 @@ def test_students_get_assignments_and_validate_but_not_formgrader():
     assert config.CourseDirectory.course_id == "gpu-course"
     default = _load(JUPYTER / "student", "nbgrader_config.py")
     assert default.Exchange.root == str(REPO_ROOT / ".exchange")
+
+
+def test_on_a_hub_both_editions_exchange_through_ngshare():
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("ngshare_exchange") is None:
+        pytest.skip("ngshare-exchange is not installed (make venv)")
+    url = "http://127.0.0.1:10101/services/ngshare"
+    for edition in ("student", "instructor"):
+        config = _load(
+            JUPYTER / edition,
+            "nbgrader_config.py",
+            COURSE_NGSHARE_URL=url,
+            JUPYTERHUB_USER="ana",
+        )
+        factory = config.ExchangeFactory
+        assert factory.exchange.__module__ == "ngshare_exchange.exchange"
+        assert factory.submit.__module__ == "ngshare_exchange.submit"
+        assert factory.exchange().ngshare_url == url
+        assert "root" not in config.Exchange  # no shared folder at all
 
 
 def test_instructor_config_is_the_course_config_plus_the_exchange(tmp_path):
@@ -62,15 +105,12 @@ def test_instructor_config_is_the_course_config_plus_the_exchange(tmp_path):
     assert not any(page["disabledExtensions"].values())
 
 
-def test_jupyterhub_example_wires_one_course_service_and_its_groups():
-    config = _load(
-        JUPYTER,
-        "jupyterhub_config.py",
-        COURSE_ROOT="/srv/course",
-        COURSE_EXCHANGE="/srv/ex",
-    )
+def test_jupyterhub_example_wires_one_course_service_and_its_groups(tmp_path):
+    env = _hub_env(tmp_path, COURSE_EXCHANGE="/srv/ex")
+    config = _load(JUPYTER, "jupyterhub_config.py", **env)
     hub = config.JupyterHub
-    (service,) = [s for s in hub.services if s["name"] != "idle-culler"]
+    services = {s["name"]: s for s in hub.services}
+    service = services["gpu-course"]
     course = service["name"]
     assert course == "gpu-course" and service["user"] == f"grader-{course}"
     assert service["url"].startswith("http://127.0.0.1:")
@@ -87,6 +127,37 @@ def test_jupyterhub_example_wires_one_course_service_and_its_groups():
         "autograder/jupyter/instructor"
     )
     assert hub.bind_url.startswith("http://127.0.0.1:")
+    # formgrader is the service's home page: a tab of its own, never framed
+    assert service["environment"]["JUPYTERHUB_DEFAULT_URL"] == "/formgrader"
+    # the exchange: ngshare, as a hub service, for students and the service
+    ngshare = services["ngshare"]
+    assert ngshare["command"][:3] == [env["COURSE_NGSHARE_PYTHON"], "-m", "ngshare"]
+    assert "--admins=gpu-course,instructor" in ngshare["command"]
+    url = config.Spawner.environment["COURSE_NGSHARE_URL"]
+    assert url == service["environment"]["COURSE_NGSHARE_URL"]
+    assert url.startswith(ngshare["url"]) and url.endswith("/services/ngshare")
+    assert (tmp_path / "ngshare").stat().st_mode & 0o077 == 0  # the hub's alone
+    # the students' settings, copied out of the private course root
+    settings = Path(config.Spawner.environment["JUPYTER_CONFIG_DIR"])
+    assert settings == Path(env["COURSE_STUDENT_SETTINGS"])
+    assert (settings / "labconfig" / "page_config.json").is_file()
+    assert settings.stat().st_mode & 0o005 == 0o005  # every account reads them
+
+
+def test_the_hub_refuses_a_course_root_others_can_read(tmp_path):
+    import pytest
+
+    env = _hub_env(tmp_path)
+    Path(env["COURSE_ROOT"]).chmod(0o755)
+    with pytest.raises(SystemExit, match="can be read by other accounts"):
+        _load(JUPYTER, "jupyterhub_config.py", **env)
+    Path(env["COURSE_ROOT"]).chmod(0o700)
+    broken = tmp_path / "broken-python"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    env["COURSE_NGSHARE_PYTHON"] = str(broken)
+    with pytest.raises(SystemExit, match="make ngshare"):
+        _load(JUPYTER, "jupyterhub_config.py", **env)
 
 
 def test_both_editions_keep_jupyterlab_state_out_of_the_course(tmp_path):
@@ -103,8 +174,9 @@ def test_both_editions_keep_jupyterlab_state_out_of_the_course(tmp_path):
         assert moved.workspaces_dir == str(tmp_path / "ws")
 
 
-def test_jupyterhub_example_culls_idle_servers_and_limits_each_user():
-    config = _load(JUPYTER, "jupyterhub_config.py", COURSE_IDLE_TIMEOUT="1800")
+def test_jupyterhub_example_culls_idle_servers_and_limits_each_user(tmp_path):
+    env = _hub_env(tmp_path, COURSE_IDLE_TIMEOUT="1800")
+    config = _load(JUPYTER, "jupyterhub_config.py", **env)
     services = {s["name"]: s for s in config.JupyterHub.services}
     culler = services["idle-culler"]["command"]
     assert culler[1:3] == ["-m", "jupyterhub_idle_culler"]
@@ -117,7 +189,7 @@ def test_jupyterhub_example_culls_idle_servers_and_limits_each_user():
     assert config.Spawner.mem_limit == "8G" and config.Spawner.cpu_limit == 2.0
 
 
-def test_kubernetes_values_have_a_cpu_and_a_gpu_profile_limits_culler_and_exchange():
+def test_kubernetes_values_have_a_cpu_and_a_gpu_profile_limits_and_culler():
     import yaml
 
     values = yaml.safe_load((JUPYTER / "z2jh-values.yaml").read_text())
@@ -128,10 +200,9 @@ def test_kubernetes_values_have_a_cpu_and_a_gpu_profile_limits_culler_and_exchan
     gpu = profiles["GPU"]["kubespawner_override"]
     assert gpu["extra_resource_limits"] == {"nvidia.com/gpu": "1"}
     assert gpu["mem_limit"] and gpu["cpu_limit"]
-    volumes = {v["name"]: v for v in single["storage"]["extraVolumes"]}
-    mounts = {m["name"]: m for m in single["storage"]["extraVolumeMounts"]}
-    assert mounts["nbgrader-exchange"]["mountPath"] == "/srv/nbgrader/exchange"
-    assert "persistentVolumeClaim" in volumes["nbgrader-exchange"]
+    # no shared exchange volume: ngshare is the exchange
+    assert "storage" not in single
+    assert single["extraEnv"]["COURSE_NGSHARE_URL"].endswith("/services/ngshare")
     assert values["cull"]["enabled"] is True and values["cull"]["timeout"] > 0
 
 
@@ -230,7 +301,7 @@ def test_kubernetes_values_use_only_the_charts_keys():
     for path, allowed in CHART_KEYS.items():
         node = values
         for key in path:
-            node = node[key]
+            node = node.get(key, {})
         assert set(node) <= allowed, (path, set(node) - allowed)
 
 
@@ -288,32 +359,69 @@ def test_kubernetes_formgrader_is_a_hub_service_for_the_instructors_only():
         assert f'"{group}"' in groups
 
 
-def test_kubernetes_students_and_formgrader_share_one_exchange_and_keep_extra_env():
+def test_kubernetes_exchange_is_ngshare_and_no_student_pod_mounts_a_shared_volume():
     values, manifests = _kubernetes()
     single = values["singleuser"]
-    claim = manifests[("PersistentVolumeClaim", "nbgrader-exchange")]
-    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
-    pod = manifests[("Deployment", "gpu-course-formgrader")]["spec"]["template"]
-    claims = {
-        v["name"]: v["persistentVolumeClaim"]["claimName"]
-        for v in single["storage"]["extraVolumes"] + pod["spec"]["volumes"]
+    service = values["hub"]["services"]["ngshare"]
+    k8s_service = manifests[("Service", "ngshare")]
+    port = k8s_service["spec"]["ports"][0]["port"]
+    assert service["url"] == f"http://ngshare:{port}"
+    pod = manifests[("Deployment", "ngshare")]["spec"]["template"]
+    assert k8s_service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+    assert pod["metadata"]["labels"]["hub.jupyter.org/network-access-hub"] == "true"
+    (container,) = pod["spec"]["containers"]
+    assert container["command"][:3] == ["python", "-m", "ngshare"]
+    env = {e["name"]: e for e in container["env"]}
+    token = env["JUPYTERHUB_API_TOKEN"]["valueFrom"]["secretKeyRef"]
+    assert token == {"name": "hub", "key": "hub.services.ngshare.apiToken"}
+    assert env["JUPYTERHUB_SERVICE_PREFIX"]["value"] == "/services/ngshare/"
+    assert env["JUPYTERHUB_SERVICE_URL"]["value"].endswith(f":{port}")
+    assert container["ports"][0]["containerPort"] == port
+    # students and the course service both reach it; nothing else is shared
+    formgrader = manifests[("Deployment", "gpu-course-formgrader")]["spec"]
+    fenv = {
+        e["name"]: e.get("value")
+        for e in formgrader["template"]["spec"]["containers"][0]["env"]
     }
-    assert claims["nbgrader-exchange"] == "nbgrader-exchange"
-    mounts = {
-        m["name"]: m["mountPath"]
-        for m in pod["spec"]["containers"][0]["volumeMounts"]
-        + single["storage"]["extraVolumeMounts"]
-    }
-    exchange = single["extraEnv"]["COURSE_EXCHANGE"]
-    assert mounts["nbgrader-exchange"] == exchange == "/srv/nbgrader/exchange"
-    env = {e["name"]: e.get("value") for e in pod["spec"]["containers"][0]["env"]}
-    assert env["COURSE_EXCHANGE"] == exchange
+    assert fenv["COURSE_NGSHARE_URL"].endswith("/services/ngshare")
+    assert single["extraEnv"]["COURSE_NGSHARE_URL"].endswith("/services/ngshare")
+    assert fenv["JUPYTERHUB_DEFAULT_URL"] == "/formgrader"  # its own tab
+    for (kind, name), manifest in manifests.items():
+        if kind == "PersistentVolumeClaim":
+            assert manifest["spec"]["accessModes"] == ["ReadWriteOnce"], name
+    claims = {v["persistentVolumeClaim"]["claimName"] for v in pod["spec"]["volumes"]}
+    assert claims == {"ngshare"}
     # KubeSpawner.environment set in extraConfig or a profile would replace
     # singleuser.extraEnv instead of adding to it
     for snippet in values["hub"]["extraConfig"].values():
         assert ".environment" not in snippet
     for profile in single["profileList"]:
         assert "environment" not in profile.get("kubespawner_override", {})
+
+
+def test_the_hub_s_major_version_is_one_everywhere():
+    """The venv, the images, ngshare's environment and the chart's hub run one
+    JupyterHub major version (5.x: the chart's 4.x releases ship it)."""
+    import re
+    from importlib.metadata import version
+
+    import pytest
+
+    wanted = "jupyterhub>=5,<6"
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    assert f'"{wanted}"' in pyproject
+    assert f"  - {wanted}" in (REPO_ROOT / "environment.yml").read_text()
+    for name in ("requirements-cpu.txt", "requirements-ngshare.txt"):
+        lines = (JUPYTER / "images" / name).read_text().splitlines()
+        assert wanted in lines, name
+    values = (JUPYTER / "z2jh-values.yaml").read_text()
+    assert re.search(r'--version "\^4"', values)
+    assert "Chart 4.x runs\n# JupyterHub 5.x" in values
+    try:
+        installed = version("jupyterhub")
+    except Exception:  # noqa: BLE001 - no hub in this environment
+        pytest.skip("jupyterhub is not installed")
+    assert installed.split(".")[0] == "5", installed
 
 
 def test_kubernetes_gpu_profile_tolerates_gpu_nodes_and_runs_the_gpu_image():

@@ -82,9 +82,21 @@ def test_hub_logs_in_a_user_and_spawns_a_single_user_lab(tmp_path):
     requests = pytest.importorskip("requests")
     hub_port, proxy_api, bind = free_port(), free_port(), free_port()
     config = _config(tmp_path, hub_port, proxy_api, bind)
+    ngshare = REPO_ROOT / ".ngshare" / "bin" / "python"
+    if not ngshare.is_file():
+        pytest.skip("ngshare's environment is missing (make ngshare)")
+    course = tmp_path / "course"  # the grader's alone, as the hub insists
+    shutil.copytree(
+        REPO_ROOT / "autograder" / "jupyter" / "student",
+        course / "autograder" / "jupyter" / "student",
+    )
+    course.chmod(0o700)
     env = dict(
         os.environ,
-        COURSE_ROOT=str(REPO_ROOT),
+        COURSE_ROOT=str(course),
+        COURSE_STUDENT_SETTINGS=str(tmp_path / "settings" / "student"),
+        COURSE_NGSHARE_PYTHON=str(ngshare),
+        COURSE_NGSHARE_STATE=str(tmp_path / "ngshare"),
         COURSE_EXCHANGE=str(tmp_path / "exchange"),
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
     )
