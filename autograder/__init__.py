@@ -2,7 +2,7 @@
 
 - ``cli``: the ``course`` command (``cli/__init__.py``), one module per
   command that needs more than a few lines: ``grade``, ``check``, ``demo``,
-  ``similarity``, ``due``, ``extend``;
+  ``similarity``, ``due``, ``extend``, ``release``;
   ``reference`` (every command's help, for the website).
 - ``lessons``: find and convert the sources (the package itself), the
   course's ``conventions`` (markers, metadata), the ``colab`` cells every

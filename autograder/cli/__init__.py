@@ -6,9 +6,8 @@ Run ``course --help`` or ``course <command> --help`` for the options.
 from __future__ import annotations
 
 import argparse
-import filecmp
+import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from autograder.cli.extend import add_parser as add_extend_parser
 from autograder.cli.grade import add_parser as add_grade_parser
 from autograder.cli.grade import lesson_flag
 from autograder.cli.grade import read_map as _read_map  # noqa: F401 - tests use it
+from autograder.cli.release import add_parser as add_release_parser
 from autograder.cli.similarity import add_parser as add_similarity_parser
 
 
@@ -26,42 +26,6 @@ def _doctor(args: argparse.Namespace) -> int:
     from course.doctor import doctor_text
 
     print(doctor_text())
-    return 0
-
-
-def _release(args: argparse.Namespace) -> int:
-    from autograder.lessons import REPO_ROOT
-    from autograder.publish.release import release
-
-    lessons = args.lessons or None
-    if not args.check:
-        release(lessons, probe=not args.no_probe)
-        return 0
-    from autograder.lessons.releases import RELEASES, stamp_of
-
-    notebooks = REPO_ROOT / "notebooks"
-    with tempfile.TemporaryDirectory() as tmp:
-        made = Path(tmp) / "notebooks"
-        written = release(lessons, made, log=lambda *_: None, keep=Path(tmp) / "r")
-        stale = [
-            str(p.relative_to(made))
-            for p in written
-            if not (notebooks / p.relative_to(made)).is_file()
-            or not filecmp.cmp(p, notebooks / p.relative_to(made), shallow=False)
-        ]
-        unkept = [
-            f"{p.stem}/{stamp_of(p)}"
-            for p in written
-            if not (RELEASES / p.stem / str(stamp_of(p))).is_dir()
-        ]
-    if stale or unkept:
-        if stale:
-            print("notebooks/ is out of date with solutions/: " + ", ".join(stale))
-        if unkept:
-            print("releases/ does not keep: " + ", ".join(unkept))
-        print("Run `make release` (or `course release`) and commit the result.")
-        return 1
-    print(f"notebooks/ is up to date ({len(written)} notebook(s)).")
     return 0
 
 
@@ -115,6 +79,7 @@ def _site(args: argparse.Namespace) -> int:
             cache=Path(args.cache),
             lessons=args.lessons or None,
             commands=command_reference(build_parser()),
+            hub=args.hub,
         )
     except SiteLeakError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -187,22 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     doctor.set_defaults(func=_doctor)
 
-    rel = sub.add_parser(
-        "release", help="regenerate notebooks/ (student edition) from solutions/"
-    )
-    rel.add_argument("lessons", nargs="*", help="lessons to release (default: all)")
-    rel.add_argument(
-        "--check",
-        action="store_true",
-        help="release into a scratch folder and fail if notebooks/ differs",
-    )
-    rel.add_argument(
-        "--no-probe",
-        action="store_true",
-        help="skip the delegation probe (grading a submission that uses the "
-        "course's helpers for graded tasks, which must earn nothing)",
-    )
-    rel.set_defaults(func=_release)
+    add_release_parser(sub)
 
     add_grade_parser(sub, _weak_confinement_flag)
     add_similarity_parser(sub)
@@ -303,6 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     site.add_argument(
         "--cache", default="build/site-cache", help="executed lessons, by text"
+    )
+    site.add_argument(
+        "--hub",
+        default=os.environ.get("COURSE_HUB_URL", ""),
+        help="the class's JupyterHub (https://...): each Day gets a link that "
+        "opens it there from the students branch (default: $COURSE_HUB_URL)",
     )
     site.add_argument("lessons", nargs="*", help="lessons (default: all)")
     site.set_defaults(func=_site)

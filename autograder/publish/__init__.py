@@ -1,5 +1,6 @@
 """What students and readers get: the release (``release``, with its delegation
 probe in ``probe`` and ``probe_watch``), the student bundle (``bundle``) and
-the website (``site``, ``site_pages``, ``site_links``). ``leaks`` is the one
-leak scan all three run before anything reaches a student or a reader. ``image_check``
+the website (``site``, ``site_pages``, ``site_links``), and the students
+branch the site's hub links open (``students_branch``). ``leaks`` is the one
+leak scan they all run before anything reaches a student or a reader. ``image_check``
 builds the Kubernetes user image's Python layer in a venv and checks it."""

@@ -168,12 +168,23 @@ def _student_cells(lesson: str) -> dict[str, str]:
     return {c.get("id"): c.source for c in nb.cells}
 
 
-def _links_cell(lesson: str) -> Any:
+def _links_cell(lesson: str, hub: str = "") -> Any:
+    """Where to work on the Day: the course's hub (an nbgitpuller link to the
+    students branch) when one is configured, Colab, or the file."""
+    from html import escape
+
     import nbformat
 
+    from autograder.publish.students_branch import hub_link
+
     url = colab_url(lesson)
+    on_hub = (
+        f'<a href="{escape(hub_link(hub, lesson))}">Open on your course\'s hub</a> · '
+        if hub
+        else ""
+    )
     cell = nbformat.v4.new_markdown_cell(
-        f'<p class="course-links"><a href="{url}">Open in Colab</a> · '
+        f'<p class="course-links">{on_hub}<a href="{url}">Open in Colab</a> · '
         f'<a href="../notebooks/{lesson}.ipynb" download>Download the student '
         f"notebook</a> (no answers; on Colab, run its setup cell first)</p>"
     )
@@ -181,7 +192,7 @@ def _links_cell(lesson: str) -> Any:
     return cell
 
 
-def finish_page(nb: Any, lesson: str, solutions: bool) -> Any:
+def finish_page(nb: Any, lesson: str, solutions: bool, hub: str = "") -> Any:
     """Collapse or replace answers, set alt text, add the links cell.
 
     Without solutions every cell's text comes from the student edition (the
@@ -235,9 +246,9 @@ def finish_page(nb: Any, lesson: str, solutions: bool) -> Any:
         (i for i, c in enumerate(nb.cells) if c.get("id") == "colab-badge"), None
     )
     if badge is not None:
-        nb.cells[badge] = _links_cell(lesson)
+        nb.cells[badge] = _links_cell(lesson, hub)
     else:
-        nb.cells.insert(0, _links_cell(lesson))
+        nb.cells.insert(0, _links_cell(lesson, hub))
     # The title (the lesson's first heading) must come first on the page.
     title = next(
         i
@@ -264,6 +275,7 @@ def build_site(
     lessons: list[str] | None = None,
     log: Callable[[str], None] = print,
     commands: str = "",
+    hub: str = "",
 ) -> SiteReport:
     """Build the site into ``out`` (see the module docstring).
 
@@ -293,7 +305,7 @@ def build_site(
             (report.cached if hit else report.executed).append(lesson)
             if not solutions:
                 printed.update(answer_outputs(nb, lesson, shown_source(lesson, False)))
-            nb = finish_page(nb, lesson, solutions)
+            nb = finish_page(nb, lesson, solutions, hub)
             write_notebook(nb, src / "days" / f"{lesson}.ipynb")
             student = REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb"
             target = src / "_extra" / "notebooks" / f"{lesson}.ipynb"

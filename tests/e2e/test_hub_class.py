@@ -295,3 +295,65 @@ def test_formgrader_opens_in_a_tab_of_its_own_where_framing_is_refused(hub, cycl
         tab.wait_for_selector(f"text={LESSON}", timeout=60_000)  # the class's lesson
         tab.screenshot(path=str(shots / "hub-formgrader-tab.png"))
         browser.close()
+
+
+def test_a_day_opens_on_the_hub_from_the_students_branch(hub, cycle):
+    """The site's one-click link: nbgitpuller in the student's own server
+    clones the students branch (here from a local git path) into their home."""
+    import os
+    from urllib.parse import urlencode
+
+    import requests
+
+    from autograder.lessons import REPO_ROOT
+    from autograder.publish.students_branch import FOLDER, hub_link, write_branch
+
+    repo = hub.base / "course-repo"
+    subprocess.run(["git", "clone", "-q", str(REPO_ROOT), str(repo)], check=True)
+    write_branch(repo, log=lambda *_: None)
+    subprocess.run(["chmod", "-R", "a+rX", str(repo)], check=True)
+    # a repository on this machine owned by another account: git asks each
+    # reader to trust it (on a server: git config --system safe.directory)
+    trust = ["git", "config", "--global", "--add", "safe.directory", f"{repo}/.git"]
+    assert hub.as_user(ANA, trust).returncode == 0
+    token = {"Authorization": f"token {hub.token[ANA]}"}
+
+    # the link as the site writes it, followed by her browser once she has
+    # logged in (the hub's pages take a login, not a token)
+    session = requests.Session()
+    session.get(f"{hub.url}/hub/login", timeout=30)
+    session.post(
+        f"{hub.url}/hub/login?next=",
+        data={
+            "username": ANA,
+            "password": hub_class.PASSWORD,
+            "_xsrf": session.cookies.get("_xsrf", ""),
+        },
+        timeout=60,
+    )
+    link = hub_link(hub.url, LESSON, repository=str(repo))
+    page = session.get(link, timeout=120)
+    assert page.status_code == 200, page.text[:500]
+    assert f"/user/{ANA}/git-pull" in page.url and "nbgitpuller" in page.text.lower()
+
+    # what that page then runs: the pull, as an event stream
+    query = urlencode({"repo": str(repo), "branch": "students", "targetpath": FOLDER})
+    events = []
+    with requests.get(
+        f"{hub.url}/user/{ANA}/git-pull/api?{query}",
+        headers=token,
+        stream=True,
+        timeout=300,
+    ) as stream:
+        for line in stream.iter_lines(decode_unicode=True):
+            if line.startswith("data: "):
+                events.append(json.loads(line[6:]))
+                if events[-1].get("phase") in ("finished", "error"):
+                    break
+    assert events and events[-1]["phase"] == "finished", events[-3:]
+    pulled = hub.homes[ANA] / FOLDER
+    notebook = pulled / "notebooks" / LESSON / f"{LESSON}.ipynb"
+    assert notebook.is_file()
+    assert os.stat(notebook).st_uid == os.stat(hub.homes[ANA]).st_uid  # hers
+    for absent in ("solutions", "releases", "autograder", "tests"):
+        assert not (pulled / absent).exists(), absent
