@@ -85,7 +85,7 @@ student-bundle: venv
 
 # make site [SOLUTIONS=0] [OUT=build/site]: Sphinx + MyST-NB, executed on the CPU
 site: venv
-	$(PY) -m autograder site --out "$(or $(OUT),build/site)" $(if $(filter 0,$(SOLUTIONS)),--no-solutions)
+	$(PY) -m autograder site --out "$(or $(OUT),build/site)" $(if $(filter 0,$(SOLUTIONS)),--no-solutions) $(if $(HUB),--hub "$(HUB)")
 
 bench-grading: venv
 	$(PY) -m autograder.measure.bench_grading
