@@ -41,6 +41,10 @@ PASSWORD = "course-hub-test"
 NGSHARE_PYTHON = REPO_ROOT / ".ngshare" / "bin" / "python"
 
 
+class Unavailable(RuntimeError):
+    """The hub class cannot run on this machine (the message says why)."""
+
+
 def _reachable(path: Path) -> bool:
     """Whether every account can reach ``path`` (each folder above it o+x)."""
     return all(p.stat().st_mode & 0o001 for p in [*path.resolve().parents])
@@ -57,7 +61,14 @@ def python_for_everyone(base: Path) -> tuple[Path, dict[str, str]]:
     if _reachable(Path(sys.base_prefix)) and _reachable(Path(sys.prefix)):
         return real, {}
     python = base / "python"
-    subprocess.run(["cp", "-al", sys.base_prefix, str(python)], check=True)
+    linked = subprocess.run(
+        ["cp", "-al", sys.base_prefix, str(python)], capture_output=True, check=False
+    )
+    if linked.returncode:
+        raise Unavailable(
+            f"this Python ({sys.base_prefix}) is where other accounts cannot "
+            f"reach it, and cannot be hard-linked where they can: {linked.stderr!r}"
+        )
     venv = base / "venv"
     (venv / "bin").mkdir(parents=True)
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -245,7 +256,11 @@ def start() -> HubClass:
     """Make the accounts and the course, start the hub; :func:`finish` ends it."""
     base = Path(tempfile.mkdtemp(prefix="gc-hub-"))
     base.chmod(0o755)  # every account reaches its home below
-    python = python_for_everyone(base)
+    try:
+        python = python_for_everyone(base)
+    except Unavailable:
+        shutil.rmtree(base, ignore_errors=True)
+        raise
     homes = {n: base / "home" / n for n in (*STUDENTS, INSTRUCTOR, GRADER)}
     for name, home in homes.items():
         _account(name, home)
