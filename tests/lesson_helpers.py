@@ -90,3 +90,24 @@ def bare_job(tmp_path: Path, submitted: Path, lesson: str = "01_devices", **chan
         "confine": False,
     }
     return Job(**{**fields, **changes})
+
+
+def two_cell_template(path: Path, lesson: str) -> str:
+    """A template gradebook at ``path`` whose ``lesson`` has two grade cells,
+    a (1 point) and b (2 points); returns its URL."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classgrade.gradebook import create_gradebook
+    from autograder.config.settings import put_python_on_path
+
+    put_python_on_path()
+    url = f"sqlite:///{path}"
+    create_gradebook(url)
+    with Gradebook(url) as book:
+        book.add_assignment(lesson)
+        book.add_notebook(lesson, lesson)
+        for name, points in (("a", 1.0), ("b", 2.0)):
+            book.add_grade_cell(
+                name, lesson, lesson, max_score=points, cell_type="code"
+            )
+    return url

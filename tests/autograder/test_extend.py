@@ -19,6 +19,7 @@ from autograder.classgrade.gradebook import (
 from autograder.classgrade.reports import Result
 from autograder.config.settings import instructor_config
 from autograder.grading.feedback import with_extension
+from tests.lesson_helpers import two_cell_template
 
 LESSON = "L"
 DUE = datetime(2026, 12, 2, 8, 0)
@@ -31,18 +32,7 @@ def course(tmp_path):
     one point an hour."""
     from nbgrader.api import Gradebook
 
-    from autograder.config.settings import put_python_on_path
-
-    put_python_on_path()
-    template = f"sqlite:///{tmp_path / 'template.db'}"
-    create_gradebook(template)
-    with Gradebook(template) as book:
-        book.add_assignment(LESSON)
-        book.add_notebook(LESSON, LESSON)
-        for name, points in (("a", 1.0), ("b", 2.0)):
-            book.add_grade_cell(
-                name, LESSON, LESSON, max_score=points, cell_type="code"
-            )
+    template = two_cell_template(tmp_path / "template.db", LESSON)
     path = tmp_path / "gradebook.db"
     create_gradebook(f"sqlite:///{path}")
     with Gradebook(f"sqlite:///{path}") as book:

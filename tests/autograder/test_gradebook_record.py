@@ -14,6 +14,7 @@ from autograder.classgrade.gradebook import (
     record,
 )
 from autograder.classgrade.reports import Result
+from tests.lesson_helpers import two_cell_template
 
 LESSON = "L"
 
@@ -22,20 +23,7 @@ LESSON = "L"
 def books(tmp_path):
     """A template gradebook with the lesson's cells (a: 1 point, b: 2 points)
     and an empty course gradebook."""
-    from nbgrader.api import Gradebook
-
-    from autograder.config.settings import put_python_on_path
-
-    put_python_on_path()
-    template = f"sqlite:///{tmp_path / 'template.db'}"
-    create_gradebook(template)
-    with Gradebook(template) as book:
-        book.add_assignment(LESSON)
-        book.add_notebook(LESSON, LESSON)
-        for name, points in (("a", 1.0), ("b", 2.0)):
-            book.add_grade_cell(
-                name, LESSON, LESSON, max_score=points, cell_type="code"
-            )
+    template = two_cell_template(tmp_path / "template.db", LESSON)
     course = tmp_path / "gradebook.db"
     return f"sqlite:///{course}", {LESSON: template}, course
 

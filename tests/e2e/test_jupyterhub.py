@@ -23,15 +23,9 @@ from pathlib import Path
 import pytest
 
 from autograder.lessons import REPO_ROOT
+from tests.hub_class import EXAMPLE, PROXY
 from tests.servers import free_port, stop
 
-EXAMPLE = REPO_ROOT / "autograder" / "jupyter" / "jupyterhub_config.py"
-PROXY = shutil.which(
-    "configurable-http-proxy",
-    path=os.pathsep.join(
-        [str(REPO_ROOT / ".node" / "node_modules" / ".bin"), os.environ["PATH"]]
-    ),
-)
 PASSWORD = "course-smoke-test"
 
 pytestmark = [
