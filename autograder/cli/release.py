@@ -22,6 +22,8 @@ def _release(args: argparse.Namespace) -> int:
     from autograder.publish.release import release
 
     lessons = args.lessons or None
+    if args.lang and not args.check:
+        return _edition(args.lang, lessons)
     if not args.check:
         release(lessons, probe=not args.no_probe)
         return 0 if args.no_branch else _students_branch()
@@ -42,6 +44,17 @@ def _release(args: argparse.Namespace) -> int:
             for p in written
             if not (RELEASES / p.stem / str(stamp_of(p))).is_dir()
         ]
+        gaps, translated = _editions_checked(made, Path(tmp), lessons)
+    if gaps or translated:
+        for line in gaps:
+            print(f"translation out of date: {line}")
+        if translated:
+            print("out of date with the catalogs: " + ", ".join(translated))
+        print(
+            "Run `course catalogs LANG` and translate what it marks, then "
+            "`course release --lang LANG`, and commit the result."
+        )
+        return 1
     if stale or unkept:
         if stale:
             print("notebooks/ is out of date with solutions/: " + ", ".join(stale))
@@ -51,6 +64,44 @@ def _release(args: argparse.Namespace) -> int:
         return 1
     print(f"notebooks/ is up to date ({len(written)} notebook(s)).")
     return 0
+
+
+def _edition(lang: str, lessons: list[str] | None) -> int:
+    """``course release --lang``: the translated edition of released lessons."""
+    from autograder.publish.release import release_edition
+
+    written, gaps = release_edition(lang, lessons)
+    for line in gaps:
+        print(f"not released, translation out of date: {line}")
+    if not written and not gaps:
+        print(f"no lesson has a {lang} catalog yet (course catalogs {lang} LESSON)")
+    return 1 if gaps else 0
+
+
+def _editions_checked(
+    made: Path, tmp: Path, lessons: list[str] | None
+) -> tuple[list[str], list[str]]:
+    """For ``--check``: every catalog's gaps, and the translated notebooks
+    that differ from the ones the fresh release ``made`` would give."""
+    from autograder.lessons import REPO_ROOT
+    from autograder.lessons.catalogs import LANGUAGES
+    from autograder.publish.release import release_edition
+
+    gaps, stale = [], []
+    for lang in LANGUAGES:
+        out = tmp / f"notebooks-{lang}"
+        written, missing = release_edition(
+            lang, lessons, source=made, out_dir=out, log=lambda *_: None
+        )
+        gaps += missing
+        committed = REPO_ROOT / f"notebooks-{lang}"
+        stale += [
+            f"notebooks-{lang}/{p.relative_to(out)}"
+            for p in written
+            if not (committed / p.relative_to(out)).is_file()
+            or not filecmp.cmp(p, committed / p.relative_to(out), shallow=False)
+        ]
+    return gaps, stale
 
 
 def _students_branch() -> int:
@@ -81,6 +132,12 @@ def add_parser(sub: Any) -> None:
         help="release into a scratch folder and fail if notebooks/ differs",
     )
     rel.add_argument(
+        "--lang",
+        choices=["zh"],
+        help="write the translated edition (notebooks-zh/) of the released "
+        "lessons whose catalog is complete (locale/zh_CN/)",
+    )
+    rel.add_argument(
         "--no-branch",
         action="store_true",
         help="do not write the students branch (the student edition as a git "
@@ -93,3 +150,32 @@ def add_parser(sub: Any) -> None:
         "course's helpers for graded tasks, which must earn nothing)",
     )
     rel.set_defaults(func=_release)
+    catalogs = sub.add_parser(
+        "catalogs",
+        help="update a language's catalogs from the lessons' English prose "
+        "(locale/<lang>/LC_MESSAGES/<lesson>.po) and say what needs translating",
+        description="Each English paragraph of a lesson is an entry (msgctxt: "
+        "the lesson). A changed paragraph keeps its old translation, marked "
+        "fuzzy; a new one is added untranslated. Translate those, then run "
+        "`course release --lang LANG`.",
+    )
+    catalogs.add_argument("lang", choices=["zh"], help="the edition's language")
+    catalogs.add_argument(
+        "lessons", nargs="*", help="lessons (default: those with a catalog)"
+    )
+    catalogs.set_defaults(func=_catalogs)
+
+
+def _catalogs(args: argparse.Namespace) -> int:
+    """``course catalogs LANG``: merge the English into the catalogs; report."""
+    from autograder.lessons import find_lesson
+    from autograder.lessons.catalogs import LANGUAGES, gaps, translated_lessons, update
+
+    code = LANGUAGES[args.lang]
+    names = [find_lesson(n).stem for n in args.lessons] or translated_lessons(code)
+    for name in names:
+        path = update(code, name)
+        found = gaps(code, name)
+        fuzzy = sum(g.why == "fuzzy" for g in found)
+        print(f"{path}: {len(found) - fuzzy} to translate, {fuzzy} fuzzy")
+    return 0

@@ -11,7 +11,8 @@ need the keys that matter; :func:`source_to_notebook` fills in the
 rest of nbgrader's schema, checks the metadata, and gives every cell a stable id,
 so the same source always gives byte-identical notebooks. Each release is
 stamped and kept by ``releases``, which also says which release's rules grade
-a submission; ``scratch`` builds throwaway nbgrader course folders from them.
+a submission; ``scratch`` builds throwaway nbgrader course folders from them;
+``catalogs`` keeps each lesson's prose translated, paragraph by paragraph.
 """
 
 from __future__ import annotations

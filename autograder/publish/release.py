@@ -121,3 +121,53 @@ def release(
             report = run_probe(name)
             log(f"probe {name}: no course helper reproduces a hidden test ({report})")
     return written
+
+
+def release_edition(
+    lang: str,
+    lessons: list[str] | None = None,
+    source: Path | None = None,
+    out_dir: Path | None = None,
+    *,
+    log=print,
+) -> tuple[list[Path], list[str]]:
+    """The ``lang`` edition (``zh``) of each released lesson that has a
+    complete catalog: ``notebooks/NN/NN.ipynb`` (``source``) with its prose
+    translated (:mod:`autograder.lessons.catalogs`) into
+    ``notebooks-<lang>/NN/NN.ipynb`` (``out_dir``); the same names, cells,
+    code and nbgrader metadata, so one gradebook definition grades both.
+    Returns the written notebooks and the gaps that kept a lesson out (a
+    missing or fuzzy translation, named by lesson and first words).
+
+    Raises:
+        LeakError: a translated notebook holds solution or hidden-test text.
+    """
+    from autograder.lessons.catalogs import (
+        LANGUAGES,
+        gaps,
+        translate_notebook,
+        translated_lessons,
+    )
+
+    code = LANGUAGES[lang]
+    source = REPO_ROOT / "notebooks" if source is None else Path(source)
+    out_dir = REPO_ROOT / f"notebooks-{lang}" if out_dir is None else Path(out_dir)
+    names = [n for n in translated_lessons(code) if lessons is None or n in lessons]
+    written, kept_out = [], []
+    for name in names:
+        missing = [g.line() for g in gaps(code, name)]
+        if missing:
+            kept_out += missing
+            continue
+        nb = translate_notebook(
+            nbformat.read(source / name / f"{name}.ipynb", as_version=4), name, code
+        )
+        target = out_dir / name / f"{name}.ipynb"
+        write_notebook(nb, target)
+        problems = notebook_leaks(target)
+        if problems:
+            target.unlink()
+            raise LeakError(f"{target}: {'; '.join(problems)}")
+        written.append(target)
+        log(f"released {name} in {lang} -> {target}")
+    return written, kept_out

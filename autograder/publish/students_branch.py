@@ -2,7 +2,8 @@
 
 ``course release`` ends by writing the branch ``students`` of this repository
 (:func:`write_branch`) with what a student may see and nothing more: the
-released notebooks (``notebooks/``), the ``course`` library they import, the
+released notebooks (``notebooks/``, and the translated editions beside it:
+``notebooks-zh/``), the ``course`` library they import, the
 student wheel's ``pyproject.toml`` and a README. No ``solutions/``, no
 ``releases/``, no grader: the files are gathered in a scratch folder, which
 must pass the student bundle's leak scan
@@ -34,7 +35,7 @@ BRANCH = "students"
 #: Where the branch lands in a student's home (nbgitpuller's ``targetpath``).
 FOLDER = "gpu-course"
 #: What the branch holds, from the working tree (git's ignore rules apply).
-PARTS = ("notebooks", "course", "student/pyproject.toml")
+PARTS = ("notebooks", "notebooks-zh", "course", "student/pyproject.toml")
 #: What must never be in it.
 NEVER = ("solutions/", "releases/", "autograder/", "tests/")
 

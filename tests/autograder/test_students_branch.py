@@ -36,7 +36,7 @@ def test_the_branch_holds_the_student_edition_and_nothing_of_the_grader(clone):
     assert commit and _git(clone, "rev-parse", "students").strip() == commit
     names = _git(clone, "ls-tree", "-r", "--name-only", "students").split()
     tops = {n.split("/")[0] for n in names}
-    assert tops == {"notebooks", "course", "student", "README.md"}
+    assert tops == {"notebooks", "notebooks-zh", "course", "student", "README.md"}
     assert not any(
         n.startswith(("solutions/", "releases/", "autograder/")) for n in names
     )

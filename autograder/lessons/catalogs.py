@@ -1,0 +1,169 @@
+"""Translated editions of the lessons, from one source: gettext catalogs.
+
+A lesson is written once, in English (``solutions/NN_topic/NN_topic.py``).
+Its prose is translated paragraph by paragraph in a gettext catalog per
+lesson and language, ``locale/<lang>/LC_MESSAGES/<lesson>.po``: each entry's
+msgid is one English paragraph of a Markdown cell (blocks between blank
+lines; a fenced code block is one block), its msgctxt the lesson, so no
+positional cell id is needed. Code cells are never translated: test cells,
+answer cells and their metadata are the English edition's, byte for byte.
+
+:func:`update` extracts a lesson's paragraphs and merges them into its
+catalog with Babel's ``Catalog.update``, which keeps every translation, marks
+one whose English paragraph changed as fuzzy, and adds new paragraphs
+untranslated; :func:`gaps` lists the fuzzy and missing entries, which
+``course release --check`` reports (the lesson and the paragraph's first
+words) and which keep a lesson out of its translated release;
+:func:`translate_notebook` gives a released notebook its translated prose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
+
+LOCALE = REPO_ROOT / "locale"
+#: The languages with an edition, by the code ``--lang`` takes.
+LANGUAGES = {"zh": "zh_CN"}
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def blocks(markdown: str) -> list[str]:
+    """A Markdown cell's paragraphs: blocks between blank lines, a fenced
+    code block kept whole."""
+    found, current, fenced = [], [], False
+    for line in markdown.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if current:
+                found.append("\n".join(current))
+                current = []
+            continue
+        current.append(line)
+    if current:
+        found.append("\n".join(current))
+    return found
+
+
+def paragraphs(lesson: str) -> list[tuple[str, int]]:
+    """Each translatable paragraph of ``lesson`` with its cell's number."""
+    nb = source_to_notebook(find_lesson(lesson))
+    return [
+        (block, number)
+        for number, cell in enumerate(nb.cells)
+        if cell.cell_type == "markdown"
+        for block in blocks(cell.source)
+        if not block.lstrip().startswith(("```", "~~~", "<img", "![", "[!["))
+    ]
+
+
+def catalog_path(lang: str, lesson: str) -> Path:
+    return LOCALE / lang / "LC_MESSAGES" / f"{lesson}.po"
+
+
+def read(lang: str, lesson: str) -> Any:
+    """The catalog of ``lesson`` in ``lang`` (an empty one if none is kept)."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import read_po
+
+    path = catalog_path(lang, lesson)
+    if not path.is_file():
+        return Catalog(
+            locale=lang,
+            domain=lesson,
+            project="gpu-course",
+            version="1",
+            header_comment=f"# {lesson}, translated: its prose, paragraph by paragraph "
+            "(autograder/lessons/catalogs.py).",
+        )
+    with open(path, "rb") as handle:
+        return read_po(handle, locale=lang, domain=lesson)
+
+
+def update(lang: str, lesson: str) -> Path:
+    """Merge ``lesson``'s paragraphs into its catalog (see the module)."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import write_po
+
+    catalog = read(lang, lesson)
+    # the catalog's own date: an update that changes nothing changes no byte
+    template = Catalog(domain=lesson, creation_date=catalog.creation_date)
+    source = find_lesson(lesson).relative_to(REPO_ROOT).as_posix()
+    for text, number in paragraphs(lesson):
+        template.add(text, context=lesson, locations=[(source, number)])
+    catalog.update(template, update_header_comment=False)
+    path = catalog_path(lang, lesson)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as handle:
+        write_po(handle, catalog, width=0, omit_header=False, ignore_obsolete=True)
+    return path
+
+
+@dataclass
+class Gap:
+    """A paragraph without a current translation."""
+
+    lesson: str
+    text: str
+    why: str  # "missing" or "fuzzy"
+
+    def line(self) -> str:
+        words = " ".join(self.text.split()[:8])
+        return f"{self.lesson}: {self.why} translation of '{words}...'"
+
+
+def gaps(lang: str, lesson: str) -> list[Gap]:
+    """Every paragraph of ``lesson`` whose ``lang`` translation is missing or
+    fuzzy (its English changed since it was translated)."""
+    catalog = read(lang, lesson)
+    found = []
+    for text, _ in paragraphs(lesson):
+        entry = catalog.get(text, context=lesson)
+        if entry is None or not entry.string:
+            found.append(Gap(lesson, text, "missing"))
+        elif entry.fuzzy:
+            found.append(Gap(lesson, text, "fuzzy"))
+    return found
+
+
+def translated_lessons(lang: str) -> list[str]:
+    """The lessons that have a catalog in ``lang``."""
+    folder = LOCALE / lang / "LC_MESSAGES"
+    return sorted(p.stem for p in folder.glob("*.po")) if folder.is_dir() else []
+
+
+def translate_notebook(nb: Any, lesson: str, lang: str) -> Any:
+    """``nb`` (a released notebook) with its Markdown in ``lang``; code
+    cells untouched. A paragraph without a current translation stays English.
+    """
+    catalog = read(lang, lesson)
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        shown = []
+        for block in blocks(cell.source):
+            entry = catalog.get(block, context=lesson)
+            usable = entry is not None and entry.string and not entry.fuzzy
+            shown.append(entry.string if usable else block)
+        cell.source = "\n\n".join(shown)
+    nb.metadata.setdefault("course", {})["lang"] = lang
+    return nb
+
+
+__all__ = [
+    "LANGUAGES",
+    "Gap",
+    "blocks",
+    "catalog_path",
+    "gaps",
+    "paragraphs",
+    "read",
+    "translate_notebook",
+    "translated_lessons",
+    "update",
+]

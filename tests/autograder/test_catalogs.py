@@ -1,0 +1,105 @@
+"""The Chinese edition from one source: catalogs of English paragraphs, a
+changed paragraph caught, the zh notebook's code byte-identical to the
+English one's, and every sample graded the same in both editions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import nbformat
+import pytest
+
+from autograder.lessons import REPO_ROOT, catalogs
+from autograder.publish.release import release_edition
+
+LESSON = "04_call_magic"  # the first Day with a complete Chinese catalog
+EN = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+ZH = REPO_ROOT / "notebooks-zh" / LESSON / f"{LESSON}.ipynb"
+
+
+def test_a_fenced_block_is_one_paragraph():
+    text = "Intro line\nsecond line\n\n```python\nx = 1\n\ny = 2\n```\n\nAfter."
+    assert catalogs.blocks(text) == [
+        "Intro line\nsecond line",
+        "```python\nx = 1\n\ny = 2\n```",
+        "After.",
+    ]
+
+
+def test_the_zh_edition_differs_from_the_english_only_in_its_prose():
+    en = json.loads(EN.read_text(encoding="utf-8"))
+    zh = json.loads(ZH.read_text(encoding="utf-8"))
+    assert [c["cell_type"] for c in en["cells"]] == [
+        c["cell_type"] for c in zh["cells"]
+    ]
+    for a, b in zip(en["cells"], zh["cells"], strict=True):
+        assert a["metadata"] == b["metadata"] and a.get("id") == b.get("id")
+        if a["cell_type"] == "code":
+            assert a == b  # tests, stubs and nbgrader metadata: byte for byte
+    assert zh["metadata"]["course"] == {**en["metadata"]["course"], "lang": "zh_CN"}
+    prose = "".join(
+        "".join(c["source"]) for c in zh["cells"] if c["cell_type"] == "markdown"
+    )
+    assert "魔法方法（magic method）" in prose  # the term, English at first use
+    assert "*钩子*（hook）" in prose
+
+
+def test_every_paragraph_is_translated_and_the_edition_is_current(tmp_path):
+    assert catalogs.gaps("zh_CN", LESSON) == []
+    written, gaps = release_edition(
+        "zh", [LESSON], out_dir=tmp_path, log=lambda *_: None
+    )
+    assert gaps == [] and written == [tmp_path / LESSON / f"{LESSON}.ipynb"]
+    assert written[0].read_bytes() == ZH.read_bytes()
+
+
+def test_a_changed_english_paragraph_is_caught_and_keeps_the_lesson_out(
+    tmp_path, monkeypatch
+):
+    """As `course release --check` sees it: the paragraph marked fuzzy (its
+    old translation kept for the translator), named by its first words."""
+    shutil.copytree(catalogs.LOCALE, tmp_path / "locale")
+    monkeypatch.setattr(catalogs, "LOCALE", tmp_path / "locale")
+    real = catalogs.paragraphs
+
+    def edited(lesson):
+        return [
+            (text.replace("40 minutes of exercises", "45 minutes of exercises"), n)
+            for text, n in real(lesson)
+        ]
+
+    monkeypatch.setattr(catalogs, "paragraphs", edited)
+    catalogs.update("zh_CN", LESSON)
+    (gap,) = catalogs.gaps("zh_CN", LESSON)
+    assert gap.why == "fuzzy"
+    first = "**Time.** About 20 minutes of reading and 45"
+    assert gap.line() == f"{LESSON}: fuzzy translation of '{first}...'"
+    entry = catalogs.read("zh_CN", LESSON).get(gap.text, context=LESSON)
+    assert entry.fuzzy and "40 分钟" in entry.string  # kept for the translator
+    written, gaps = release_edition("zh", [LESSON], out_dir=tmp_path / "nb", log=print)
+    assert written == [] and gaps == [gap.line()]
+
+
+@pytest.mark.slow
+def test_every_sample_scores_the_same_per_cell_in_both_editions(tmp_path):
+    from autograder.classgrade import grade_class
+    from autograder.samples import all_samples, write_samples
+
+    samples = write_samples(tmp_path / "en", [LESSON])
+    both = tmp_path / "both"
+    both.mkdir()
+    for sample in samples:
+        en = tmp_path / "en" / f"{sample.name}_{LESSON}.ipynb"
+        shutil.copyfile(en, both / f"{sample.name}-en_{LESSON}.ipynb")
+        nb = catalogs.translate_notebook(
+            nbformat.read(en, as_version=4), LESSON, "zh_CN"
+        )
+        nbformat.write(nb, both / f"{sample.name}-zh_{LESSON}.ipynb")
+    report = grade_class(both, LESSON, out_dir=tmp_path / "out", jobs=2, progress=False)
+    results = {r.student: r for r in report.results}
+    assert len(results) == 2 * len(samples) == 2 * len(all_samples([LESSON]))
+    for sample in samples:
+        en, zh = results[f"{sample.name}-en"], results[f"{sample.name}-zh"]
+        assert (zh.status, zh.per_question) == (en.status, en.per_question), sample.name
+        assert zh.flags == en.flags, sample.name
