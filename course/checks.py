@@ -14,6 +14,10 @@ same kind counts as one: ``np.bool_`` as a ``bool``, any ``np.integer``
 ``float``. Kinds still differ (``np.float64(3.0)`` is not an ``int``), and
 arrays, 0-d ones included, and tensors are not numbers. The grader applies the
 same rule (:mod:`course.results`).
+
+**Languages.** Every message is English text looked up in the course's
+catalogs (:mod:`course.i18n`): with ``COURSE_LANG=zh`` a student reads it in
+Chinese.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from course.backend import _as_numpy, device_of
+from course.i18n import _
 
 _EXACT_TYPES = (bool, int, float, str, bytes, type(None))
 _PLAIN_VALUE = {
@@ -64,8 +69,12 @@ def check_type(
         return
     if not issubclass(actual, expected):
         raise AssertionError(
-            f"{name} should be a {_type_name(expected)}, but it is a "
-            f"{_type_name(actual)}. Check what your code returns."
+            _(
+                "{name} should be a {expected}, but it is a {actual}. "
+                "Check what your code returns."
+            ).format(
+                name=name, expected=_type_name(expected), actual=_type_name(actual)
+            )
         )
 
 
@@ -81,11 +90,13 @@ def check_keys(
     if missing or extra:
         parts = []
         if missing:
-            parts.append(f"missing keys {missing}")
+            parts.append(_("missing keys {keys}").format(keys=missing))
         if extra:
-            parts.append(f"unexpected keys {extra}")
+            parts.append(_("unexpected keys {keys}").format(keys=extra))
         raise AssertionError(
-            f"{name} has {' and '.join(parts)}; expected exactly {expected}."
+            _("{name} has {parts}; expected exactly {expected}.").format(
+                name=name, parts=_(" and ").join(parts), expected=expected
+            )
         )
 
 
@@ -107,7 +118,9 @@ def check_equal(actual: Any, expected: Any, name: str = "value") -> None:
         check_type(actual, type(expected), name)
         if len(actual) != len(expected):
             raise AssertionError(
-                f"{name} has {len(actual)} items, expected {len(expected)}."
+                _("{name} has {got} items, expected {want}.").format(
+                    name=name, got=len(actual), want=len(expected)
+                )
             )
         for i, (a, e) in enumerate(zip(actual, expected)):
             check_equal(a, e, f"{name}[{i}]")
@@ -123,13 +136,23 @@ def check_equal(actual: Any, expected: Any, name: str = "value") -> None:
             else (not isinstance(actual, kind) or isinstance(actual, bool))
         ):
             raise AssertionError(
-                f"{name} should be a {_type_name(kind)} ({expected!r}), but it is "
-                f"a {_type_name(type(actual))}."
+                _(
+                    "{name} should be a {kind} ({expected!r}), but it is a {actual}."
+                ).format(
+                    name=name,
+                    kind=_type_name(kind),
+                    expected=expected,
+                    actual=_type_name(type(actual)),
+                )
             )
         # The base type's own method reads the value, ignoring any override.
         actual = _PLAIN_VALUE.get(kind, lambda v: v)(actual)
     if not (expected == actual):
-        raise AssertionError(f"{name} is {actual!r}, expected {expected!r}.")
+        raise AssertionError(
+            _("{name} is {actual!r}, expected {expected!r}.").format(
+                name=name, actual=actual, expected=expected
+            )
+        )
 
 
 def check_shape(value: Any, shape: tuple[int, ...], name: str = "value") -> None:
@@ -137,14 +160,18 @@ def check_shape(value: Any, shape: tuple[int, ...], name: str = "value") -> None
     got = getattr(value, "shape", None)
     if got is None:
         raise AssertionError(
-            f"{name} has no .shape: expected an array or tensor of shape {shape}, "
-            f"got a {_type_name(type(value))}."
+            _(
+                "{name} has no .shape: expected an array or tensor of shape "
+                "{shape}, got a {actual}."
+            ).format(name=name, shape=shape, actual=_type_name(type(value)))
         )
     got = tuple(int(d) for d in got)
     if got != tuple(shape):
         raise AssertionError(
-            f"{name} has shape {got}, expected {tuple(shape)}. Check the axis you "
-            "sum or average over, and whether you need a reshape or transpose."
+            _(
+                "{name} has shape {got}, expected {want}. Check the axis you sum "
+                "or average over, and whether you need a reshape or transpose."
+            ).format(name=name, got=got, want=tuple(shape))
         )
 
 
@@ -163,8 +190,10 @@ def check_dtype(value: Any, dtype: Any, name: str = "value") -> None:
         except TypeError:
             wanted = str(dtype)
         raise AssertionError(
-            f"{name} has dtype {got}, expected {wanted}. Convert it explicitly "
-            "(NumPy/CuPy: .astype(...); torch: .to(dtype))."
+            _(
+                "{name} has dtype {got}, expected {want}. Convert it explicitly "
+                "(NumPy/CuPy: .astype(...); torch: .to(dtype))."
+            ).format(name=name, got=got, want=wanted)
         )
 
 
@@ -180,9 +209,12 @@ def check_device(value: Any, device: Any, name: str = "value") -> None:
     actual = device_of(value)
     if not _same_device(actual, expected):
         raise AssertionError(
-            f"{name} is on {actual} but should be on {expected}. Move it with "
-            f"`{name} = {name}.to({expected!r})` (torch) or cupy.asarray / "
-            "cupy.asnumpy (CuPy); inputs, labels and model must share one device."
+            _(
+                "{name} is on {actual} but should be on {expected}. Move it with "
+                "`{name} = {name}.to({expected!r})` (torch) or cupy.asarray / "
+                "cupy.asnumpy (CuPy); inputs, labels and model must share one "
+                "device."
+            ).format(name=name, actual=actual, expected=expected)
         )
 
 
@@ -207,27 +239,47 @@ def check_close(
     if got.dtype == object or not np.issubdtype(got.dtype, np.number):
         if got.dtype != bool:
             raise AssertionError(
-                f"{name} is not numeric (dtype {got.dtype}); expected numbers."
+                _("{name} is not numeric (dtype {dtype}); expected numbers.").format(
+                    name=name, dtype=got.dtype
+                )
             )
     got = got.astype(float)
     if got.shape != want.shape:
-        raise AssertionError(f"{name} has shape {got.shape}, expected {want.shape}.")
+        raise AssertionError(
+            _("{name} has shape {got}, expected {want}.").format(
+                name=name, got=got.shape, want=want.shape
+            )
+        )
     if np.isnan(got).any():
         raise AssertionError(
-            f"{name} contains NaN. Look for log(0), 0/0, an overflowing exp, or "
-            "memory nothing wrote (cuda.device_array is not zeroed)."
+            _(
+                "{name} contains NaN. Look for log(0), 0/0, an overflowing exp, or "
+                "memory nothing wrote (cuda.device_array is not zeroed)."
+            ).format(name=name)
         )
     bad = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=False)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0]) if got.ndim else ()
         diff = float(np.max(np.abs(got - want)[bad]))
-        where = f" at index {index}" if index else ""
+        where = _(" at index {index}").format(index=index) if index else ""
         a = got[index] if index else float(got)
         e = want[index] if index else float(want)
         raise AssertionError(
-            f"{name} differs from the expected value{where}: got {a:.6g}, expected "
-            f"{e:.6g} ({int(bad.sum())} of {bad.size} values off, largest "
-            f"difference {diff:.3g}; tolerance rtol={rtol}, atol={atol})."
+            _(
+                "{name} differs from the expected value{where}: got {got:.6g}, "
+                "expected {want:.6g} ({off} of {size} values off, largest "
+                "difference {diff:.3g}; tolerance rtol={rtol}, atol={atol})."
+            ).format(
+                name=name,
+                where=where,
+                got=a,
+                want=e,
+                off=int(bad.sum()),
+                size=bad.size,
+                diff=diff,
+                rtol=rtol,
+                atol=atol,
+            )
         )
 
 
@@ -236,8 +288,10 @@ def check_finite(value: Any, name: str = "value") -> None:
     arr = np.asarray(_as_numpy(value), dtype=float)
     if not np.all(np.isfinite(arr)):
         raise AssertionError(
-            f"{name} contains NaN or inf. Use a numerically stable formula "
-            "(e.g. log-sum-exp) or a smaller learning rate."
+            _(
+                "{name} contains NaN or inf. Use a numerically stable formula "
+                "(e.g. log-sum-exp) or a smaller learning rate."
+            ).format(name=name)
         )
 
 
@@ -245,4 +299,8 @@ def check_positive(value: Any, name: str = "value") -> None:
     """Check that a number is a finite float or int greater than zero."""
     check_type(value, (int, float), name)
     if isinstance(value, bool) or not math.isfinite(value) or value <= 0:
-        raise AssertionError(f"{name} should be a positive number, got {value!r}.")
+        raise AssertionError(
+            _("{name} should be a positive number, got {value!r}.").format(
+                name=name, value=value
+            )
+        )

@@ -84,7 +84,7 @@ def _editions_checked(
     """For ``--check``: every catalog's gaps, and the translated notebooks
     that differ from the ones the fresh release ``made`` would give."""
     from autograder.lessons import REPO_ROOT
-    from autograder.lessons.catalogs import LANGUAGES
+    from autograder.lessons.catalogs import LANGUAGES, message_gaps
     from autograder.publish.release import release_edition
 
     gaps, stale = [], []
@@ -93,7 +93,7 @@ def _editions_checked(
         written, missing = release_edition(
             lang, lessons, source=made, out_dir=out, log=lambda *_: None
         )
-        gaps += missing
+        gaps += missing + message_gaps(LANGUAGES[lang])
         committed = REPO_ROOT / f"notebooks-{lang}"
         stale += [
             f"notebooks-{lang}/{p.relative_to(out)}"
@@ -169,9 +169,18 @@ def add_parser(sub: Any) -> None:
 def _catalogs(args: argparse.Namespace) -> int:
     """``course catalogs LANG``: merge the English into the catalogs; report."""
     from autograder.lessons import find_lesson
-    from autograder.lessons.catalogs import LANGUAGES, gaps, translated_lessons, update
+    from autograder.lessons.catalogs import (
+        LANGUAGES,
+        gaps,
+        message_gaps,
+        translated_lessons,
+        update,
+        update_messages,
+    )
 
     code = LANGUAGES[args.lang]
+    path = update_messages(code)
+    print(f"{path}: {len(message_gaps(code))} message(s) to translate or compile")
     names = [find_lesson(n).stem for n in args.lessons] or translated_lessons(code)
     for name in names:
         path = update(code, name)

@@ -167,3 +167,78 @@ __all__ = [
     "translated_lessons",
     "update",
 ]
+
+
+# -- the course's messages ------------------------------------------------
+
+#: The student library's catalogs, compiled into the wheel (course/i18n.py).
+MESSAGES = REPO_ROOT / "course" / "locale"
+
+
+def messages_path(lang: str, suffix: str = ".po") -> Path:
+    return MESSAGES / lang / "LC_MESSAGES" / f"course{suffix}"
+
+
+def message_ids() -> list[str]:
+    """Every message of the ``course`` library: the English text given to
+    ``course.i18n._``."""
+    from babel.messages.extract import extract
+
+    found: list[str] = []
+    for path in sorted((REPO_ROOT / "course").rglob("*.py")):
+        with open(path, "rb") as handle:
+            for _, text, _, _ in extract("python", handle, keywords={"_": None}):
+                if text not in found:
+                    found.append(text)
+    return found
+
+
+def update_messages(lang: str) -> Path:
+    """Merge the library's messages into its ``lang`` catalog (a changed
+    message marked fuzzy), then compile the ``.mo`` the wheel ships."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po, write_po
+
+    path = messages_path(lang)
+    catalog = Catalog(locale=lang, domain="course", project="gpu-course", version="1")
+    if path.is_file():
+        with open(path, "rb") as handle:
+            catalog = read_po(handle, locale=lang, domain="course")
+    template = Catalog(domain="course", creation_date=catalog.creation_date)
+    for text in message_ids():
+        template.add(text)
+    catalog.update(template, update_header_comment=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as handle:
+        write_po(handle, catalog, width=0, ignore_obsolete=True)
+    with open(messages_path(lang, ".mo"), "wb") as handle:
+        write_mo(handle, catalog)
+    return path
+
+
+def message_gaps(lang: str) -> list[str]:
+    """The library's messages without a current ``lang`` translation, and a
+    compiled catalog that is not the ``.po``'s."""
+    import io
+
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    path = messages_path(lang)
+    if not path.is_file():
+        return [f"course messages: no {lang} catalog ({path.name})"]
+    with open(path, "rb") as handle:
+        catalog = read_po(handle, locale=lang, domain="course")
+    found = []
+    for text in message_ids():
+        entry = catalog.get(text)
+        if entry is None or not entry.string or entry.fuzzy:
+            why = "missing" if entry is None or not entry.string else "fuzzy"
+            found.append(Gap("course messages", text, why).line())
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog)
+    mo = messages_path(lang, ".mo")
+    if not mo.is_file() or mo.read_bytes() != compiled.getvalue():
+        found.append(f"course messages: {mo.name} is not compiled from {path.name}")
+    return found

@@ -103,3 +103,41 @@ def test_every_sample_scores_the_same_per_cell_in_both_editions(tmp_path):
         en, zh = results[f"{sample.name}-en"], results[f"{sample.name}-zh"]
         assert (zh.status, zh.per_question) == (en.status, en.per_question), sample.name
         assert zh.flags == en.flags, sample.name
+
+
+def test_a_check_speaks_the_student_s_language(monkeypatch):
+    import numpy as np
+
+    from course.checks import check_shape
+
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    with pytest.raises(AssertionError, match=r"w has shape \(2, 3\), expected"):
+        check_shape(np.zeros((2, 3)), (3, 2), "w")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    with pytest.raises(AssertionError, match=r"w 的形状是 \(2, 3\)，应当是 \(3, 2\)"):
+        check_shape(np.zeros((2, 3)), (3, 2), "w")
+
+
+def test_every_message_is_translated_compiled_and_keeps_its_fields():
+    import string
+
+    from babel.messages.pofile import read_po
+
+    assert catalogs.message_gaps("zh_CN") == []
+    with open(catalogs.messages_path("zh_CN"), "rb") as handle:
+        catalog = read_po(handle, locale="zh_CN", domain="course")
+
+    def fields(text):
+        return sorted(f for _, f, _, _ in string.Formatter().parse(text) if f)
+
+    for text in catalogs.message_ids():
+        assert fields(catalog.get(text).string) == fields(text), text
+
+
+def test_the_student_wheel_carries_the_compiled_messages(tmp_path):
+    import zipfile
+
+    from autograder.publish.bundle import build_wheel
+
+    with zipfile.ZipFile(build_wheel(tmp_path)) as wheel:
+        assert "course/locale/zh_CN/LC_MESSAGES/course.mo" in wheel.namelist()
