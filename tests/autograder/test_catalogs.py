@@ -27,9 +27,11 @@ def test_a_fenced_block_is_one_paragraph():
     ]
 
 
-def test_the_zh_edition_differs_from_the_english_only_in_its_prose():
-    en = json.loads(EN.read_text(encoding="utf-8"))
-    zh = json.loads(ZH.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("lesson", catalogs.translated_lessons("zh_CN"))
+def test_the_zh_edition_differs_from_the_english_only_in_its_prose(lesson):
+    en = json.loads((REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb").read_text())
+    zh_path = REPO_ROOT / "notebooks-zh" / lesson / f"{lesson}.ipynb"
+    zh = json.loads(zh_path.read_text(encoding="utf-8"))
     assert [c["cell_type"] for c in en["cells"]] == [
         c["cell_type"] for c in zh["cells"]
     ]
@@ -38,10 +40,15 @@ def test_the_zh_edition_differs_from_the_english_only_in_its_prose():
         if a["cell_type"] == "code":
             assert a == b  # tests, stubs and nbgrader metadata: byte for byte
     assert zh["metadata"]["course"] == {**en["metadata"]["course"], "lang": "zh_CN"}
+    assert catalogs.gaps("zh_CN", lesson) == []
+
+
+def test_terms_carry_their_english_name_at_first_use():
+    zh = json.loads(ZH.read_text(encoding="utf-8"))
     prose = "".join(
         "".join(c["source"]) for c in zh["cells"] if c["cell_type"] == "markdown"
     )
-    assert "魔法方法（magic method）" in prose  # the term, English at first use
+    assert "魔法方法（magic method）" in prose
     assert "*钩子*（hook）" in prose
 
 
@@ -83,26 +90,34 @@ def test_a_changed_english_paragraph_is_caught_and_keeps_the_lesson_out(
 
 @pytest.mark.slow
 def test_every_sample_scores_the_same_per_cell_in_both_editions(tmp_path):
+    """Every sample of Day 04, and the reference of every translated Day,
+    graded in both editions: the same status, scores per cell and flags."""
     from autograder.classgrade import grade_class
     from autograder.samples import all_samples, write_samples
 
-    samples = write_samples(tmp_path / "en", [LESSON])
+    lessons = catalogs.translated_lessons("zh_CN")
+    samples = [
+        s for s in all_samples(lessons) if s.lesson == LESSON or s.kind == "reference"
+    ]
+    write_samples(tmp_path / "en", samples=samples)
     both = tmp_path / "both"
     both.mkdir()
     for sample in samples:
-        en = tmp_path / "en" / f"{sample.name}_{LESSON}.ipynb"
-        shutil.copyfile(en, both / f"{sample.name}-en_{LESSON}.ipynb")
+        en = tmp_path / "en" / f"{sample.name}_{sample.lesson}.ipynb"
+        shutil.copyfile(en, both / f"{sample.name}-en_{sample.lesson}.ipynb")
         nb = catalogs.translate_notebook(
-            nbformat.read(en, as_version=4), LESSON, "zh_CN"
+            nbformat.read(en, as_version=4), sample.lesson, "zh_CN"
         )
-        nbformat.write(nb, both / f"{sample.name}-zh_{LESSON}.ipynb")
-    report = grade_class(both, LESSON, out_dir=tmp_path / "out", jobs=2, progress=False)
-    results = {r.student: r for r in report.results}
-    assert len(results) == 2 * len(samples) == 2 * len(all_samples([LESSON]))
-    for sample in samples:
-        en, zh = results[f"{sample.name}-en"], results[f"{sample.name}-zh"]
-        assert (zh.status, zh.per_question) == (en.status, en.per_question), sample.name
-        assert zh.flags == en.flags, sample.name
+        nbformat.write(nb, both / f"{sample.name}-zh_{sample.lesson}.ipynb")
+    report = grade_class(both, None, out_dir=tmp_path / "out", jobs=2, progress=False)
+    results = {(r.student, r.lesson): r for r in report.results}
+    assert len(results) == 2 * len(samples)
+    assert sum(s.lesson == LESSON for s in samples) == len(all_samples([LESSON]))
+    for s in samples:
+        en = results[(f"{s.name}-en", s.lesson)]
+        zh = results[(f"{s.name}-zh", s.lesson)]
+        assert (zh.status, zh.per_question) == (en.status, en.per_question), s
+        assert zh.flags == en.flags, s
 
 
 def test_a_check_speaks_the_student_s_language(monkeypatch):
@@ -141,3 +156,16 @@ def test_the_student_wheel_carries_the_compiled_messages(tmp_path):
 
     with zipfile.ZipFile(build_wheel(tmp_path)) as wheel:
         assert "course/locale/zh_CN/LC_MESSAGES/course.mo" in wheel.namelist()
+
+
+@pytest.mark.parametrize("lesson", catalogs.translated_lessons("zh_CN"))
+def test_a_chinese_paragraph_is_one_line(lesson):
+    """A line break between two Chinese characters renders as a space: each
+    paragraph, and each list item, is written on one line."""
+    import re
+
+    starts = re.compile(r"^(- |\d+\. |#)")
+    for entry in catalogs.read("zh_CN", lesson):
+        lines = entry.string.split("\n") if entry.id and entry.string else []
+        broken = [line for line in lines[1:] if not starts.match(line)]
+        assert not broken, (lesson, entry.id[:60], broken[:1])
