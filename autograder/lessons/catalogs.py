@@ -139,10 +139,16 @@ def translated_lessons(lang: str) -> list[str]:
 
 def translate_notebook(nb: Any, lesson: str, lang: str) -> Any:
     """``nb`` (a released notebook) with its Markdown in ``lang``; code
-    cells untouched. A paragraph without a current translation stays English.
-    """
+    cells untouched. A paragraph without a current translation stays English;
+    the Colab badge opens this edition's notebook."""
     catalog = read(lang, lesson)
+    short = next(k for k, v in LANGUAGES.items() if v == lang)
     for cell in nb.cells:
+        if cell.get("id") == "colab-badge":  # Colab opens this edition
+            cell.source = cell.source.replace(
+                f"/notebooks/{lesson}/", f"/notebooks-{short}/{lesson}/"
+            )
+            continue
         if cell.cell_type != "markdown":
             continue
         shown = []

@@ -41,6 +41,8 @@ def test_the_zh_edition_differs_from_the_english_only_in_its_prose(lesson):
             assert a == b  # tests, stubs and nbgrader metadata: byte for byte
     assert zh["metadata"]["course"] == {**en["metadata"]["course"], "lang": "zh_CN"}
     assert catalogs.gaps("zh_CN", lesson) == []
+    badge = "".join(zh["cells"][0]["source"])  # Colab opens the zh notebook
+    assert f"/blob/main/notebooks-zh/{lesson}/{lesson}.ipynb" in badge
 
 
 def test_terms_carry_their_english_name_at_first_use():
