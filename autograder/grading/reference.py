@@ -73,22 +73,35 @@ def execute_solution(nb: Any, prefix: str = "course-reference-") -> None:
 
     from autograder.grading.chain.referee import skip_slow_cells
     from autograder.grading.kernel import warmkernel
+    from autograder.grading.kernel.forked import KERNEL_START_FAILED
 
     skip_slow_cells(nb)
     folder = Path(tempfile.mkdtemp(prefix=prefix))
-    try:
-        NotebookClient(
+
+    def run(manager: Any) -> None:
+        client = NotebookClient(
             nb,
             timeout=TIMEOUT,
             kernel_name="python3",
-            kernel_manager_class=warmkernel.manager_class(),
             allow_errors=True,
             resources={"metadata": {"path": str(folder)}},
             extra_arguments=[
                 "--HistoryManager.enabled=False",
                 "--IPKernelApp.log_level=ERROR",
             ],
-        ).execute(env=dict(os.environ, **GRADING_ENV))
+            **({"kernel_manager_class": manager} if manager else {}),
+        )
+        client.execute(env=dict(os.environ, **GRADING_ENV))
+
+    try:
+        try:
+            run(warmkernel.manager_class())
+        except RuntimeError as exc:
+            if KERNEL_START_FAILED not in str(exc):
+                raise
+            # the kernel died before it ran a line (a fork under heavy load),
+            # as a grading job retries it: once more, in a cold kernel
+            run(None)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
