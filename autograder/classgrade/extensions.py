@@ -144,6 +144,8 @@ def grant(book: Any, student: str, lesson: str, until: datetime | None) -> Grant
 
     from nbgrader.api import MissingEntry
 
+    from autograder.classgrade.gradebook_schema import marks_of
+
     course = book.book
     try:
         assignment = course.find_assignment(lesson)
@@ -179,10 +181,16 @@ def grant(book: Any, student: str, lesson: str, until: datetime | None) -> Grant
             _keep(course.db, student, lesson, extension)
         else:
             done.recorded = True
-            done.before = (float(submission.total_seconds_late), _penalty(submission))
+            done.before = (
+                float(submission.total_seconds_late),
+                marks_of(submission).penalty,
+            )
             submission.extension = extension
             book.penalise(submission)
-            done.after = (float(submission.total_seconds_late), _penalty(submission))
+            done.after = (
+                float(submission.total_seconds_late),
+                marks_of(submission).penalty,
+            )
             if _held(course.db):  # one place for it: the submission's
                 _keep(course.db, student, lesson, None)
         course.db.commit()
@@ -190,10 +198,6 @@ def grant(book: Any, student: str, lesson: str, until: datetime | None) -> Grant
         course.db.rollback()
         raise
     return done
-
-
-def _penalty(submission: Any) -> float:
-    return sum(float(nb.late_submission_penalty or 0.0) for nb in submission.notebooks)
 
 
 __all__ = ["TABLE", "Granted", "grant", "pending", "take_pending"]
