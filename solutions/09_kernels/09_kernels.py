@@ -6,7 +6,7 @@
 # a CUDA program in Rust for logistic regression. Comparing it with their CuPy
 # version, they wrote: "我写得并不高效的 CUDA 程序实际上比我的 cupy 程序 更快" (my
 # not very efficient CUDA program was actually faster than my CuPy program), and
-# "我没有 进一步调查" (I did not investigate further). Today you write kernels
+# "我没有进一步调查" (I did not investigate further). Today you write kernels
 # yourself, in Python, with numba-cuda, and count one likely reason for what they
 # saw.
 #

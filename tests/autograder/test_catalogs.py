@@ -166,8 +166,38 @@ def test_a_chinese_paragraph_is_one_line(lesson):
     paragraph, and each list item, is written on one line."""
     import re
 
-    starts = re.compile(r"^(- |\d+\. |#)")
+    starts = re.compile(r"^(- |\d+\. |#|\|)")
     for entry in catalogs.read("zh_CN", lesson):
         lines = entry.string.split("\n") if entry.id and entry.string else []
         broken = [line for line in lines[1:] if not starts.match(line)]
         assert not broken, (lesson, entry.id[:60], broken[:1])
+
+
+def _spans(text: str) -> set[str]:
+    import re
+
+    flat = " ".join(text.split())
+    return {span.strip("`").strip() for span in re.findall(r"`[^`]+`", flat)}
+
+
+def _numbers(text: str) -> set[str]:
+    import re
+
+    # The seeds write a thousand as "1 000"; the English edition as "1,000".
+    joined = re.sub(r"(\d)[ ,](\d{3})\b", r"\1\2", text)
+    return set(re.findall(r"\d+(?:\.\d+)?", joined))
+
+
+@pytest.mark.parametrize("lesson", catalogs.translated_lessons("zh_CN"))
+def test_a_translation_keeps_every_code_span_and_number(lesson):
+    """Code, names and figures are not translated: each inline code span of
+    the English paragraph appears in its translation (as code, or quoted in a
+    seed's own words), and so does each number."""
+    for entry in catalogs.read("zh_CN", lesson):
+        if not entry.id or not entry.string:
+            continue
+        flat = " ".join(entry.string.split())
+        lost = sorted(s for s in _spans(entry.id) if s not in flat)
+        assert not lost, (lesson, entry.id[:60], lost)
+        missing = sorted(_numbers(entry.id) - _numbers(entry.string))
+        assert not missing, (lesson, entry.id[:60], missing)
