@@ -134,8 +134,9 @@ ngshare: .ngshare/.installed
 	@.ngshare/bin/python -m pip install --quiet --disable-pip-version-check -r $(NGSHARE_REQS) \
 	  && touch $@ || echo "warning: could not install ngshare; the hub class test will be skipped"
 
-# Debian's Chromium for the browser test (no browser download). Installed when
-# missing and this is root with apt; otherwise the browser test says how.
+# Debian's Chromium for the browser test (no browser download), and Debian's
+# CJK fonts for the Chinese edition's pages. Installed when missing and this is
+# root with apt; otherwise the browser test says how.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -144,6 +145,13 @@ browser:
 	     (apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null)) \
 	    || echo "warning: could not install chromium; the browser test will be skipped"; \
 	  else echo "note: install Debian's chromium to run the browser test"; fi; }
+	@fc-list :lang=zh 2>/dev/null | grep -q . || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian's fonts-noto-cjk for the Chinese pages..."; \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends fonts-noto-cjk >/dev/null 2>&1 || \
+	     (apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends fonts-noto-cjk >/dev/null)) \
+	    || echo "warning: could not install fonts-noto-cjk; Chinese pages will show empty boxes"; \
+	  else echo "note: install Debian's fonts-noto-cjk to render the Chinese pages"; fi; }
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

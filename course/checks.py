@@ -16,8 +16,10 @@ arrays, 0-d ones included, and tensors are not numbers. The grader applies the
 same rule (:mod:`course.results`).
 
 **Languages.** Every message is English text looked up in the course's
-catalogs (:mod:`course.i18n`): with ``COURSE_LANG=zh`` a student reads it in
-Chinese.
+catalogs (:mod:`course.i18n`): in the Chinese edition, or with
+``COURSE_LANG=zh``, a student reads it in Chinese. A test's own condition goes
+through :func:`check_that`, whose message template is a catalog entry too
+(``course catalogs`` collects them from the lessons' test cells).
 """
 
 from __future__ import annotations
@@ -304,3 +306,14 @@ def check_positive(value: Any, name: str = "value") -> None:
                 name=name, value=value
             )
         )
+
+
+def check_that(condition: object, message: str, **fields: Any) -> None:
+    """Check a condition the other checks do not cover.
+
+    ``message`` says what went wrong and what to try, in English, with
+    ``{name}`` fields filled from ``fields`` (``str.format``); it is looked up
+    in the course's catalogs as written, so a translation keeps its fields.
+    """
+    if not condition:
+        raise AssertionError(_(message).format(**fields))

@@ -8,7 +8,8 @@ on the course site, and in a graded notebook. Run as a script, a lesson prints
 the diagram's title and description instead.
 
 Each SVG carries its own ``<title>`` and ``<desc>``: the caption and the alt
-text come from there, so the words and the picture are kept in one file.
+text come from there, so the words and the picture are kept in one file; the
+Chinese edition reads their translations from the course's message catalog.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import base64
 import html
 import re
 from pathlib import Path
+
+from course.i18n import _
 
 FIGURES = Path(__file__).with_name("figures")
 #: The diagrams, by name: ``FIGURES / f"{name}.svg"``.
@@ -39,10 +42,16 @@ def _element(svg: str, tag: str) -> str:
     return " ".join(html.unescape(found.group(1)).split()) if found else ""
 
 
-def describe(name: str) -> tuple[str, str]:
-    """(title, description) of diagram ``name``, from its SVG."""
+def source_text(name: str) -> tuple[str, str]:
+    """(title, description) of diagram ``name`` as its SVG writes them."""
     svg = diagram_path(name).read_text(encoding="utf-8")
     return _element(svg, "title"), _element(svg, "desc")
+
+
+def describe(name: str) -> tuple[str, str]:
+    """(title, description) of diagram ``name`` in the student's language
+    (:mod:`course.i18n`: the SVG's English text is the catalog's msgid)."""
+    return tuple(_(text) if text else text for text in source_text(name))
 
 
 def figure_html(name: str) -> str:

@@ -4,26 +4,93 @@ course's gettext catalogs.
 Every message a student reads from the course's checks is written in English
 and looked up with :func:`_` (its English text is the msgid), in the compiled
 catalogs that ship in the student wheel (``course/locale/<lang>/LC_MESSAGES/
-course.mo``), read with the standard library's :mod:`gettext`. The language is
-``COURSE_LANG`` (``zh``, ``zh_CN``; anything else, or nothing, is English); a
-message the catalog lacks stays English.
+course.mo``), read with the standard library's :mod:`gettext`. A message the
+catalog lacks stays English.
+
+The language (:func:`language`), first found of:
+
+1. :func:`use_language`, in this thread of work (the grader sets it to the
+   language of the notebook it grades);
+2. ``COURSE_LANG`` (``zh``, ``zh_CN``; any other value means English);
+3. the notebook's own language: Jupyter tells its kernel which notebook it
+   runs (``JPY_SESSION_NAME``), and the Chinese edition's notebooks say
+   ``"lang": "zh_CN"`` in their ``course`` metadata;
+4. English.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gettext
+import json
 import os
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 LOCALE = Path(__file__).parent / "locale"
 #: ``COURSE_LANG`` values, by the catalog they choose.
 LANGUAGES = {"zh": "zh_CN", "zh_cn": "zh_CN", "zh-cn": "zh_CN"}
+_CHOSEN: ContextVar[str | None] = ContextVar("course_language", default=None)
+
+
+def _catalog_of(value: Any) -> str:
+    text = str(value or "").strip().lower()
+    return LANGUAGES.get(text, "en")
+
+
+def notebook_language(nb: Any) -> str:
+    """The language a notebook (parsed JSON, or an nbformat node) is written
+    in: its ``course`` metadata's ``lang``, or its release stamp's; else
+    ``"en"``."""
+    try:
+        meta = nb["metadata"].get("course") or {}
+        stamp = meta.get("release") or {}
+        return _catalog_of(meta.get("lang") or stamp.get("lang"))
+    except (AttributeError, KeyError, TypeError):
+        return "en"
+
+
+@functools.lru_cache(maxsize=8)
+def _language_of_file(path: str, mtime: float) -> str:
+    try:
+        return notebook_language(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return "en"
+
+
+def _session_language() -> str:
+    name = os.environ.get("JPY_SESSION_NAME", "")
+    if not name.endswith(".ipynb"):
+        return "en"
+    for path in (Path(name), Path.cwd() / Path(name).name):
+        try:
+            return _language_of_file(str(path), path.stat().st_mtime)
+        except OSError:
+            continue
+    return "en"
 
 
 def language() -> str:
-    """The catalog ``COURSE_LANG`` chooses, or ``"en"``."""
-    return LANGUAGES.get(os.environ.get("COURSE_LANG", "").strip().lower(), "en")
+    """The catalog messages are read from now, or ``"en"`` (see the module)."""
+    chosen = _CHOSEN.get()
+    if chosen is not None:
+        return chosen
+    if os.environ.get("COURSE_LANG", "").strip():
+        return _catalog_of(os.environ["COURSE_LANG"])
+    return _session_language()
+
+
+@contextlib.contextmanager
+def use_language(lang: str) -> Iterator[str]:
+    """Messages in ``lang`` (``"en"``, ``"zh_CN"``, ``"zh"``) inside the block."""
+    token = _CHOSEN.set("en" if lang == "en" else _catalog_of(lang))
+    try:
+        yield _CHOSEN.get() or "en"
+    finally:
+        _CHOSEN.reset(token)
 
 
 @functools.lru_cache(maxsize=4)
@@ -37,4 +104,24 @@ def _(message: str) -> str:
     return message if lang == "en" else _translations(lang).gettext(message)
 
 
-__all__ = ["LANGUAGES", "LOCALE", "language"]
+def N_(message: str) -> str:
+    """``message`` as it is, marked for the catalogs: a constant kept in
+    English and translated where it is shown (``_(CONSTANT)``)."""
+    return message
+
+
+def say(template: str, **fields: Any) -> str:
+    """``template`` in the student's language, its ``{fields}`` filled
+    (``str.format``): the English template is the catalog's msgid."""
+    return _(template).format(**fields)
+
+
+__all__ = [
+    "LANGUAGES",
+    "LOCALE",
+    "N_",
+    "language",
+    "notebook_language",
+    "say",
+    "use_language",
+]

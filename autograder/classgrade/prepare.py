@@ -143,6 +143,10 @@ def _prepare(
     course = courses[(name, root)] = work / "templates" / folder
     shutil.rmtree(course, ignore_errors=True)
     shutil.copytree(cached / "notebooks" / name, course / "notebooks" / name)
+    edition = release.edition("zh_CN")  # reassembly builds on a zh submission's
+    if edition is not None:
+        (course / "notebooks-zh" / name).mkdir(parents=True)
+        shutil.copyfile(edition, course / "notebooks-zh" / name / edition.name)
     # A copy: nbgrader's Gradebook may write to what it opens.
     book = work / "templates" / f"{folder}.db"
     book.parent.mkdir(parents=True, exist_ok=True)

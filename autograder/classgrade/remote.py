@@ -137,8 +137,9 @@ def make_bundle(
     """One lesson's release for the workers, as a tar archive: the same bytes
     for the same files (names sorted, times and owners zeroed)."""
     members = {
-        f"course/notebooks/{name}/{p.relative_to(course / 'notebooks' / name)}": p
-        for p in sorted((course / "notebooks" / name).rglob("*"))
+        f"course/{p.relative_to(course)}": p
+        for edition in ("notebooks", "notebooks-zh")
+        for p in sorted((course / edition / name).rglob("*"))
         if p.is_file()
     }
     members["cells.json"] = cells

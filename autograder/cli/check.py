@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from course.i18n import _, say, use_language
+
 
 def shown(value: object) -> str:
     """``value`` for a terminal: control characters (ANSI escapes, carriage
@@ -84,17 +86,47 @@ def check(args: argparse.Namespace) -> int:
             weak_confinement=args.allow_weak_confinement,
         )
     result = report.results[0]
-    score, top = float(result.score), float(result.max_score)
-    print(f"{shown(notebook)}: {shown(result.status)}, {score:g} / {top:g}")
+    with use_language(_language_of(notebook)):
+        _print_result(notebook, result, report.problems)
+    return 0
+
+
+def _language_of(notebook: Path) -> str:
+    """The notebook's edition (:func:`course.i18n.notebook_language`)."""
+    import json
+
+    from course.i18n import notebook_language
+
+    try:
+        return notebook_language(json.loads(notebook.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return "en"
+
+
+def _print_result(notebook: Path, result: object, problems: list[str]) -> None:
+    """The result for a terminal, in the notebook's language."""
     from autograder.cli.due import DUE_NOTE, read_note
 
+    score, top = float(result.score), float(result.max_score)
+    status = {
+        "graded": _("graded"),
+        "unreadable": _("unreadable"),
+        "wrong-lesson": _("wrong-lesson"),
+        "too-large": _("too-large"),
+        "error": _("error"),
+    }.get(result.status)
+    print(f"{shown(notebook)}: {shown(status or result.status)}, {score:g} / {top:g}")
     due = read_note(notebook)
     if due:
-        print(f"  due: {shown(due)}")
+        print("  " + say("due: {due}", due=shown(due)))
     else:
         print(
-            f"  due: no {DUE_NOTE} beside this notebook, so no due date here: "
-            "see your course's page or ask your instructor"
+            "  "
+            + say(
+                "due: no {note} beside this notebook, so no due date here: see "
+                "your course's page or ask your instructor",
+                note=DUE_NOTE,
+            )
         )
     if result.message:
         print(f"  {shown_lines(result.message, '  ')}")
@@ -105,9 +137,8 @@ def check(args: argparse.Namespace) -> int:
         if score < top and question in result.hints:
             print(f"       {shown_lines(result.hints[question], ' ' * 7)}")
     for flag in result.flags:
-        print(f"  note: {shown(flag)}")
-    for problem in report.problems:  # e.g. graded under another release, and why
-        print(f"  note: {shown_lines(problem, '  ')}")
+        print("  " + say("note: {note}", note=shown(flag)))
+    for problem in problems:  # e.g. graded under another release, and why
+        print("  " + say("note: {note}", note=shown_lines(problem, "  ")))
     if result.feedback:
-        print(f"feedback page: {shown(result.feedback)}")
-    return 0
+        print(say("feedback page: {path}", path=shown(result.feedback)))

@@ -2,13 +2,14 @@
 (``kernel``), the referee that runs the tests outside the student's kernel
 (``referee``: ``session``, ``source``, ``link``, ``proxy``, ``wire``,
 ``solution`` in the grader; ``agent``, ``ops`` and ``launches`` in the
-kernel), the review scan (``scan``), the verdict's comparison with the reference
-(``reference``, ``compare``, ``result_nodes``), CUDA kernels compiled for a GPU
-(``cuda_compile``; the compile process ``cuda_worker``, forked from a warm
-``compile_server``; ``cuda_signature``, ``cuda_messages``), the one fork
-server all warm processes run (``forkserver``) and feedback
-(``feedback``). This package's own functions grade a few notebooks from
-Python and validate one; it imports nothing at its start, since grading
+kernel), the review scan (``scan``), the verdict's comparison with the
+reference (``reference``, ``compare``, ``compare_values``, ``result_nodes``),
+CUDA kernels compiled for a GPU (``cuda_compile``; the compile process
+``cuda_worker``, forked from a warm ``compile_server``; ``cuda_signature``,
+``cuda_messages``), the one fork server all warm processes run
+(``forkserver``) and feedback (``feedback``; its words in the notebook's
+language: ``page_words``). This package's own functions grade a few notebooks
+from Python and validate one; it imports nothing at its start, since grading
 kernels import its kernel-side modules.
 
 :func:`grade_notebooks` is ``course grade`` for a handful of submissions of one

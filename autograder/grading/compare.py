@@ -22,12 +22,26 @@ expected 6.831749``).
 from __future__ import annotations
 
 import base64
-import math
-from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
+from autograder.grading.compare_values import (
+    _REVEAL,
+    DEFAULT_POLICY,
+    DEFAULT_TOLERANCE,
+    FAILED,
+    MESSAGE,
+    PASS_FAIL,
+    POLICIES,
+    VALUES,
+    _values_shown,
+    compare_bound,
+    complain,
+    default_tolerance,
+    differs,
+    say,
+)
 from autograder.grading.result_nodes import BadResults
 from autograder.grading.result_nodes import array_of as _values
 from autograder.grading.result_nodes import dtype_of as _dtype
@@ -36,25 +50,7 @@ from autograder.grading.result_nodes import number_of as _number
 from autograder.grading.result_nodes import numbers_of as _as_numbers
 from autograder.grading.result_nodes import show as _show
 
-#: Feedback policies for hidden tests (see the module).
-PASS_FAIL = "pass-fail"
-MESSAGE = "message"
-VALUES = "values"
-POLICIES = (PASS_FAIL, MESSAGE, VALUES)
-DEFAULT_POLICY = MESSAGE
-#: The one message :data:`PASS_FAIL` gives.
-FAILED = "failed"
-_REVEAL: ContextVar[str] = ContextVar("reveal", default=DEFAULT_POLICY)
-
-#: Default (rtol, atol) per floating dtype kind and size.
-DEFAULT_TOLERANCE = {2: (1e-2, 1e-3), 4: (1e-5, 1e-6), 8: (1e-9, 1e-12)}
 _MAX_MESSAGES = 3
-
-
-def _values_shown() -> bool:
-    return _REVEAL.get() == VALUES
-
-
 _KINDS = {"bool": "bool", "str": "str", "device": "torch.device", "dtype": "dtype"}
 
 
@@ -65,66 +61,7 @@ def _expected(want: dict, got: Any) -> str:
     if _values_shown() or t not in _KINDS:
         return _show(want)
     same = isinstance(got, dict) and str(got.get("v")) == str(want.get("v"))
-    return _show(want) if same else f"a {_KINDS[t]}"
-
-
-def _close(want: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> str:
-    """Empty if close; otherwise a short description of the worst difference."""
-    want = want.astype(np.complex128 if want.dtype.kind == "c" else np.float64)
-    got = got.astype(want.dtype)
-    nan_want, nan_got = np.isnan(want), np.isnan(got)
-    if not np.array_equal(nan_want, nan_got):
-        where = np.argwhere(nan_want != nan_got)[0]
-        return f"NaN where the reference differs (NaN or not), at {tuple(where)}"
-    with np.errstate(invalid="ignore", over="ignore"):
-        ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-    if ok.all():
-        return ""
-    bad = np.argwhere(~ok)
-    first = tuple(int(i) for i in bad[0])
-    at = f" at index {first}" if want.ndim else ""
-    if not _values_shown():  # the submission's values, never the reference's
-        yours = (got[first] if want.ndim else got).item()
-        text = (
-            f"{int((~ok).sum())} of {want.size} value(s) differ beyond the "
-            f"tolerance (rtol={rtol:g}, atol={atol:g})"
-            + (
-                f"; first{at}, where yours is {yours:.8g}"
-                if at
-                else f"; yours is {yours:.8g}"
-            )
-        )
-        return text + (f"; your values: {_summary(got)}" if want.ndim else "")
-    got_value = (got[first] if want.ndim else got).item()
-    want_value = (want[first] if want.ndim else want).item()
-    return (
-        f"{int((~ok).sum())} of {want.size} value(s) differ; first{at}: "
-        f"got {got_value:.8g}, expected {want_value:.8g} "
-        f"(tolerance rtol={rtol:g}, atol={atol:g})"
-    )
-
-
-def _summary(values: np.ndarray) -> str:
-    """The submission's values in a few words: all of them when few, else
-    their range and mean."""
-    flat = values.reshape(-1)
-    if flat.size <= 6:
-        return "[" + ", ".join(f"{v:.6g}" for v in flat.tolist()) + "]"
-    with np.errstate(invalid="ignore", over="ignore"):
-        finite = flat[np.isfinite(flat)] if flat.dtype.kind != "c" else flat
-        if finite.size == 0:
-            return "no finite value"
-        return (
-            f"min {finite.real.min():.6g}, mean {finite.real.mean():.6g}, "
-            f"max {finite.real.max():.6g}"
-        )
-
-
-def _default_tolerance(dtype: np.dtype) -> tuple[float, float]:
-    if dtype.kind in "fc":
-        size = dtype.itemsize // (2 if dtype.kind == "c" else 1)
-        return DEFAULT_TOLERANCE.get(size, DEFAULT_TOLERANCE[8])
-    return (0.0, 0.0)
+    return _show(want) if same else say("a {kind}", kind=_KINDS[t])
 
 
 def _compare_arrays(want: dict, got: dict, label: str, tol: Any) -> list[str]:
@@ -149,14 +86,26 @@ def _compare_arrays(want: dict, got: dict, label: str, tol: Any) -> list[str]:
                 ).decode("ascii"),
             }
         else:
-            return [f"{label}: expected {_kind_name(want)}, got {_show(got)}"]
+            return complain(
+                label,
+                "expected {kind}, got {got}",
+                kind=_kind_name(want),
+                got=_show(got),
+            )
     if got.get("device") != want.get("device"):
-        return [f"{label}: on {got.get('device')}, expected on {want.get('device')}"]
+        return complain(
+            label,
+            "on {got}, expected on {want}",
+            got=got.get("device"),
+            want=want.get("device"),
+        )
     if [int(n) for n in got.get("shape", [])] != want["shape"]:
-        return [
-            f"{label}: shape {tuple(got.get('shape', []))}, "
-            f"expected {tuple(want['shape'])}"
-        ]
+        return complain(
+            label,
+            "shape {got}, expected {want}",
+            got=tuple(got.get("shape", [])),
+            want=tuple(want["shape"]),
+        )
     want_dtype = want.get("torch_dtype") or want.get("dtype")
     got_dtype = got.get("torch_dtype") or got.get("dtype")
     if want.get("kind") == "torch":
@@ -168,13 +117,15 @@ def _compare_arrays(want: dict, got: dict, label: str, tol: Any) -> list[str]:
         got_shown = (
             got_dtype if want.get("kind") == "torch" else np.dtype(got_dtype).name
         )
-        return [f"{label}: dtype {got_shown}, expected {shown}"]
+        return complain(
+            label, "dtype {got}, expected {want}", got=got_shown, want=shown
+        )
     if want.get("data") is None:  # meta tensors: no values to compare
         return []
     expected = _values(want)
     actual = _values(got)
-    rtol, atol = tol if tol is not None else _default_tolerance(expected.dtype)
-    problem = _close(expected, actual, rtol, atol)
+    rtol, atol = tol if tol is not None else default_tolerance(expected.dtype)
+    problem = differs(expected, actual, rtol, atol)
     return [f"{label}: {problem}"] if problem else []
 
 
@@ -182,42 +133,44 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
     """Messages for every way ``got`` differs from ``want`` (at most a few),
     under the policy :func:`compare_results` sets (alone: :data:`MESSAGE`)."""
     if not isinstance(got, dict) or "t" not in got:
-        return [f"{label}: the results could not be read"]
+        return complain(label, "the results could not be read")
     kind = want["t"]
     if kind == "approx":
         inner_got = got["v"] if got.get("t") == "approx" else got
         if not isinstance(inner_got, dict):
-            return [f"{label}: the results could not be read"]
+            return complain(label, "the results could not be read")
         tolerance = (want["rtol"], want["atol"])
         if want.get("strict") is False:
             return _compare_numbers(want["v"], inner_got, label, tolerance)
         return compare(want["v"], inner_got, label, tolerance)
     if kind == "bound":
-        return _compare_bound(want, got, label)
+        return compare_bound(want, got, label)
     if got.get("t") in ("approx", "bound"):
         got = got.get("v")
         if not isinstance(got, dict):
-            return [f"{label}: the results could not be read"]
+            return complain(label, "the results could not be read")
     if kind == "array":
         return _compare_arrays(want, got, label, tol)
     if kind == "float":
         if got.get("t") == "array" and got.get("kind") == "numpy-scalar":
             if _dtype(got).kind != "f":  # any NumPy float counts (course.checks)
-                return [f"{label}: expected a Python float, got {_show(got)}"]
+                return complain(
+                    label, "expected a Python float, got {got}", got=_show(got)
+                )
             value = _values(got).astype(np.float64)
         elif got.get("t") == "float":
             value = np.float64(_number(got))
         else:
-            return [f"{label}: expected a Python float, got {_show(got)}"]
+            return complain(label, "expected a Python float, got {got}", got=_show(got))
         rtol, atol = tol if tol is not None else DEFAULT_TOLERANCE[8]
-        problem = _close(np.float64(_number(want)), np.asarray(value), rtol, atol)
+        problem = differs(np.float64(_number(want)), np.asarray(value), rtol, atol)
         return [f"{label}: {problem}"] if problem else []
     if kind == "int":
         if got.get("t") == "int":
             try:
                 value = int(got["v"])
             except (TypeError, ValueError):
-                return [f"{label}: the results could not be read"]
+                return complain(label, "the results could not be read")
         elif (
             got.get("t") == "array"
             and got.get("kind") == "numpy-scalar"
@@ -225,10 +178,11 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
         ):
             value = int(_values(got).reshape(-1)[0])
         else:
-            return [
-                f"{label}: expected a Python int, got {_show(got)}; convert it "
-                "with int(...)"
-            ]
+            return complain(
+                label,
+                "expected a Python int, got {got}; convert it with int(...)",
+                got=_show(got),
+            )
         if tol is not None and tol != (0.0, 0.0):
             return compare(
                 {"t": "float", "v": want["v"]},
@@ -238,33 +192,63 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
             )
         if value != int(want["v"]):
             if not _values_shown():
-                return [f"{label}: got {value}, which is not the int expected"]
-            return [f"{label}: got {value}, expected {want['v']}"]
+                return complain(
+                    label, "got {got}, which is not the int expected", got=value
+                )
+            return complain(
+                label, "got {got}, expected {want}", got=value, want=want["v"]
+            )
         return []
     if kind in ("bool", "str", "device", "dtype", "none"):
         if got.get("t") != kind:
-            return [f"{label}: expected {_expected(want, got)}, got {_show(got)}"]
+            return complain(
+                label,
+                "expected {kind}, got {got}",
+                kind=_expected(want, got),
+                got=_show(got),
+            )
         if got.get("v") != want.get("v"):
             if not _values_shown():
-                return [
-                    f"{label}: got {_show(got)}, which is not the "
-                    f"{_KINDS.get(kind, kind)} expected"
-                ]
-            return [f"{label}: got {_show(got)}, expected {_show(want)}"]
+                return complain(
+                    label,
+                    "got {got}, which is not the {kind} expected",
+                    got=_show(got),
+                    kind=_KINDS.get(kind, kind),
+                )
+            return complain(
+                label, "got {got}, expected {want}", got=_show(got), want=_show(want)
+            )
         return []
     if kind == "raised":
         if got.get("t") != "raised":
-            return [f"{label}: should raise {want['type']}, returned {_show(got)}"]
+            return complain(
+                label,
+                "should raise {want}, returned {got}",
+                want=want["type"],
+                got=_show(got),
+            )
         bases = got.get("bases") if isinstance(got.get("bases"), list) else []
         if want["type"] not in bases:
-            return [f"{label}: raised {got.get('type')}, expected {want['type']}"]
+            return complain(
+                label,
+                "raised {got}, expected {want}",
+                got=got.get("type"),
+                want=want["type"],
+            )
         return []
     if kind in ("list", "tuple"):
         # A list where a tuple is written (or the reverse) is the same answer.
         if got.get("t") not in ("list", "tuple") or not isinstance(got.get("v"), list):
-            return [f"{label}: expected a {kind}, got {_show(got)}"]
+            return complain(
+                label, "expected a {kind}, got {got}", kind=kind, got=_show(got)
+            )
         if len(got["v"]) != len(want["v"]):
-            return [f"{label}: {len(got['v'])} item(s), expected {len(want['v'])}"]
+            return complain(
+                label,
+                "{got} item(s), expected {want}",
+                got=len(got["v"]),
+                want=len(want["v"]),
+            )
         problems: list[str] = []
         for i, (w, g) in enumerate(zip(want["v"], got["v"])):
             problems += compare(w, g, f"{label}[{i}]", tol)
@@ -275,9 +259,11 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
         return _compare_dicts(want, got, label, tol)
     if kind == "object":
         if got.get("t") != "object" or got.get("type") != want.get("type"):
-            return [f"{label}: expected {_show(want)}, got {_show(got)}"]
+            return complain(
+                label, "expected {kind}, got {got}", kind=_show(want), got=_show(got)
+            )
         return []
-    return [f"{label}: cannot compare a value of kind {kind!r}"]
+    return complain(label, "cannot compare a value of kind {kind!r}", kind=kind)
 
 
 def _compare_numbers(want: dict, got: dict, label: str, tol: Any) -> list[str]:
@@ -288,9 +274,12 @@ def _compare_numbers(want: dict, got: dict, label: str, tol: Any) -> list[str]:
         if want.get("t") == "dict" or got.get("t") not in ("list", "tuple"):
             return compare(want, got, label, tol)
         if len(got.get("v", [])) != len(want["v"]):
-            return [
-                f"{label}: {len(got.get('v', []))} item(s), expected {len(want['v'])}"
-            ]
+            return complain(
+                label,
+                "{got} item(s), expected {want}",
+                got=len(got.get("v", [])),
+                want=len(want["v"]),
+            )
         problems: list[str] = []
         for i, (w, g) in enumerate(zip(want["v"], got["v"])):
             problems += _compare_numbers(w, g, f"{label}[{i}]", tol)
@@ -299,34 +288,13 @@ def _compare_numbers(want: dict, got: dict, label: str, tol: Any) -> list[str]:
     if expected is None:
         return compare(want, got, label, tol)
     if actual is None:
-        return [f"{label}: expected numbers, got {_show(got)}"]
+        return complain(label, "expected numbers, got {got}", got=_show(got))
     if expected.shape != actual.shape:
-        return [f"{label}: shape {actual.shape}, expected {expected.shape}"]
-    problem = _close(expected, actual, *tol)
+        return complain(
+            label, "shape {got}, expected {want}", got=actual.shape, want=expected.shape
+        )
+    problem = differs(expected, actual, *tol)
     return [f"{label}: {problem}"] if problem else []
-
-
-def _compare_bound(want: dict, got: dict, label: str) -> list[str]:
-    if got.get("t") in ("approx", "bound"):
-        got = got.get("v") if isinstance(got.get("v"), dict) else {}
-    if got.get("t") in ("float", "int"):
-        value = _number(got)
-    elif (
-        got.get("t") == "array"
-        and got.get("shape") == []
-        and (_dtype(got).kind in "iuf")
-    ):
-        value = float(_values(got))
-    else:
-        return [f"{label}: expected a number, got {_show(got)}"]
-    low, high = want.get("low"), want.get("high")
-    if math.isnan(value):
-        return [f"{label}: got NaN"]
-    if low is not None and value < low:
-        return [f"{label}: {value:.6g} is below the required minimum {low:g}"]
-    if high is not None and value > high:
-        return [f"{label}: {value:.6g} is above the allowed maximum {high:g}"]
-    return []
 
 
 def _is_str(node: Any) -> bool:
@@ -341,11 +309,11 @@ def _key_text(node: Any) -> str:
 
 def _compare_dicts(want: dict, got: dict, label: str, tol: Any) -> list[str]:
     if got.get("t") != "dict" or not isinstance(got.get("v"), list):
-        return [f"{label}: expected a dict, got {_show(got)}"]
+        return complain(label, "expected a dict, got {got}", got=_show(got))
     try:
         got_items = {_key_text(k): v for k, v in got["v"]}
     except (TypeError, ValueError):
-        return [f"{label}: the results could not be read"]
+        return complain(label, "the results could not be read")
     want_items = {_key_text(k): v for k, v in want["v"]}
     missing = [k for k in want_items if k not in got_items]
     extra = [k for k in got_items if k not in want_items]
@@ -356,10 +324,17 @@ def _compare_dicts(want: dict, got: dict, label: str, tol: Any) -> list[str]:
             texts = {_key_text(k) for k, _ in want["v"] if _is_str(k)}
             named = [k for k in missing if k in texts][:5]
         more = len(missing) - len(named)
-        others = f"{' and ' if named else ''}{more} other(s)" if more else ""
-        problems.append(f"{label}: missing key(s) {', '.join(named)}{others}")
+        if not more:
+            others = ""
+        elif named:
+            others = say(" and {count} other(s)", count=more)
+        else:
+            others = say("{count} other(s)", count=more)
+        keys = ", ".join(named) + others
+        problems += complain(label, "missing key(s) {keys}", keys=keys)
     if extra:
-        problems.append(f"{label}: unexpected key(s) {', '.join(extra[:5])}")
+        keys = ", ".join(extra[:5])
+        problems += complain(label, "unexpected key(s) {keys}", keys=keys)
     if problems:
         return problems
     top = label == "results"
@@ -392,7 +367,19 @@ def compare_results(want: Any, got: Any, reveal: str = DEFAULT_POLICY) -> list[s
     try:
         problems = compare(want, got, "results")
     except (BadResults, KeyError, TypeError, ValueError, IndexError) as exc:
-        problems = [f"the results could not be read ({exc})"]
+        problems = [say("the results could not be read ({error})", error=exc)]
     finally:
         _REVEAL.reset(token)
     return [FAILED] if problems and reveal == PASS_FAIL else problems
+
+
+__all__ = [
+    "DEFAULT_POLICY",
+    "FAILED",
+    "MESSAGE",
+    "PASS_FAIL",
+    "POLICIES",
+    "VALUES",
+    "compare",
+    "compare_results",
+]

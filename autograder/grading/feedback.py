@@ -23,10 +23,12 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
 from traitlets import Bool
 
+from autograder.grading.page_words import in_language
 from autograder.lessons.conventions import has_hidden_tests, is_test, strip_hidden
+from course.i18n import N_, _, notebook_language, say, use_language
 
 #: What a non-test cell that ran after the hidden tests began shows instead.
-WITHHELD = (
+WITHHELD = N_(
     "[output not shown: this cell ran after the hidden tests began, so its "
     "output could quote them]\n"
 )
@@ -42,7 +44,7 @@ def withhold_after_hidden(cells: Any) -> None:
         if has_hidden_tests(cell.get("source", "")):
             begun = True
         elif begun and not is_test(cell) and cell.get("outputs"):
-            cell.outputs = [new_output("stream", name="stdout", text=WITHHELD)]
+            cell.outputs = [new_output("stream", name="stdout", text=_(WITHHELD))]
 
 
 class HideHiddenTests(Preprocessor):
@@ -57,8 +59,10 @@ class HideHiddenTests(Preprocessor):
     def preprocess_cell(self, cell: Any, resources: Any, index: int):
         if not has_hidden_tests(cell.source):
             return cell, resources
-        cell.source = strip_hidden(cell.source).rstrip() + (
-            "\n# (hidden tests ran here; their code is not shown)"
+        cell.source = (
+            strip_hidden(cell.source).rstrip()
+            + "\n# "
+            + (_("(hidden tests ran here; their code is not shown)"))
         )
         outputs = []
         for output in cell.get("outputs", []):
@@ -68,7 +72,10 @@ class HideHiddenTests(Preprocessor):
                     {
                         "output_type": "stream",
                         "name": "stderr",
-                        "text": f"A hidden test failed - {message[:500]}\n",
+                        "text": say(
+                            "A hidden test failed - {message}", message=message[:500]
+                        )
+                        + "\n",
                     }
                 )
             elif output.get("output_type") == "stream":
@@ -107,7 +114,7 @@ class StoreGrades(Preprocessor):
             meta = cell.metadata.nbgrader
             gid = meta["grade_id"]
             if utils.is_solution(cell) or utils.is_task(cell):
-                auto = "No response." if gid in blank else None
+                auto = _("No response.") if gid in blank else None
                 meta["comment"] = marks["comments"].get(gid) or auto
             if gid in marks["points"]:
                 meta["score"] = marks["score"].get(gid, 0.0)
@@ -242,10 +249,12 @@ def render_page(
         },
     }
     exporter = feedback_exporter()
-    html, _ = exporter.from_notebook_node(copy.deepcopy(executed), resources=resources)
-    return with_extension(
-        named_tests(html, executed), (marks or {}).get("extended_until")
-    )
+    with use_language(notebook_language(executed)):  # the page speaks the notebook's
+        html, _resources = exporter.from_notebook_node(
+            copy.deepcopy(executed), resources=resources
+        )
+        html = named_tests(html, executed)
+        return in_language(with_extension(html, (marks or {}).get("extended_until")))
 
 
 def with_extension(html: str, until: str | None) -> str:
@@ -259,10 +268,12 @@ def with_extension(html: str, until: str | None) -> str:
     end = html.find("</ol>", start)
     if start < 0 or end < 0:
         return html
-    line = (
-        f'<li class="extension">Extension: your due date for this lesson is '
-        f"{escape(until.replace('T', ' '))} UTC</li>\n"
+    words = say(
+        "Extension: your due date for this lesson is {until} UTC",
+        until=escape(until.replace("T", " ")),
     )
+    line = f'<li class="extension">{words}</li>\n'
+
     return html[:end] + line + html[end:]
 
 

@@ -157,7 +157,10 @@ def translate_notebook(nb: Any, lesson: str, lang: str) -> Any:
             usable = entry is not None and entry.string and not entry.fuzzy
             shown.append(entry.string if usable else block)
         cell.source = "\n\n".join(shown)
-    nb.metadata.setdefault("course", {})["lang"] = lang
+    meta = nb.metadata.setdefault("course", {})
+    meta["lang"] = lang
+    if isinstance(meta.get("release"), dict):  # the stamp names its edition
+        meta["release"]["lang"] = lang
     return nb
 
 
@@ -181,21 +184,49 @@ __all__ = [
 MESSAGES = REPO_ROOT / "course" / "locale"
 
 
+#: The grader's modules whose words reach a student (through ``say``).
+GRADER_SAYS = (
+    "grading/compare.py",
+    "grading/compare_values.py",
+    "grading/feedback.py",
+    "grading/chain/verdict.py",
+    "grading/page_words.py",
+    "cli/check.py",
+)
+
+
 def messages_path(lang: str, suffix: str = ".po") -> Path:
     return MESSAGES / lang / "LC_MESSAGES" / f"course{suffix}"
 
 
 def message_ids() -> list[str]:
-    """Every message of the ``course`` library: the English text given to
-    ``course.i18n._``."""
+    """Every message a student can read: the English text given to
+    ``course.i18n._`` or ``say`` (by the library and by the grader: its
+    comparisons, ``course check``, the feedback page), each template the
+    lessons' tests give to ``course.checks.check_that``, and the diagrams'
+    captions and alt text."""
     from babel.messages.extract import extract
 
+    keywords = {
+        "_": None,
+        "N_": None,
+        "say": None,
+        "check_that": (2,),
+        "complain": (2,),
+    }
+    sources = sorted((REPO_ROOT / "course").rglob("*.py"))
+    sources += sorted((REPO_ROOT / "solutions").glob("[0-9][0-9]_*/*.py"))
+    sources += [REPO_ROOT / "autograder" / name for name in GRADER_SAYS]
     found: list[str] = []
-    for path in sorted((REPO_ROOT / "course").rglob("*.py")):
+    for path in sources:
         with open(path, "rb") as handle:
-            for _, text, _, _ in extract("python", handle, keywords={"_": None}):
+            for _, text, _, _ in extract("python", handle, keywords=keywords):
                 if text not in found:
                     found.append(text)
+    from course import diagrams
+
+    for name in diagrams.NAMES:
+        found += [text for text in diagrams.source_text(name) if text not in found]
     return found
 
 

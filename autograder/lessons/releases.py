@@ -5,7 +5,10 @@
 lesson's source, its hidden tests, points and reference included, and the
 released notebook) and keeps that release under ``releases/NN_topic/DIGEST/``,
 laid out like the repository (``solutions/NN_topic/NN_topic.py``,
-``notebooks/NN_topic/NN_topic.ipynb``), once.
+``notebooks/NN_topic/NN_topic.ipynb``), once. A translated edition's notebook
+carries the same stamp, with its language (``"lang": "zh_CN"``): the same
+rules grade both, and the release keeps that edition's notebook too
+(``notebooks-zh/NN_topic/NN_topic.ipynb``), on which reassembly builds.
 
 When a submission is graded, its stamp picks the rules (:func:`resolve`): the
 repository's own lesson when the stamp is the current release's, else the kept
@@ -58,6 +61,14 @@ class Release:
     def notebook_root(self) -> Path:
         """The root whose ``notebooks/`` holds the released notebook."""
         return REPO_ROOT if self.root is None else Path(self.root)
+
+    def edition(self, lang: str) -> Path | None:
+        """The released notebook of the ``lang`` edition (``zh_CN``), where
+        this release keeps one: ``notebooks-zh/NN/NN.ipynb``."""
+        short = {"zh_CN": "zh"}.get(lang)
+        found = self.notebook_root / f"notebooks-{short}" / self.lesson
+        found = found / f"{self.lesson}.ipynb"
+        return found if short and found.is_file() else None
 
     @property
     def cache(self) -> str | None:

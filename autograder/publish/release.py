@@ -169,5 +169,24 @@ def release_edition(
             target.unlink()
             raise LeakError(f"{target}: {'; '.join(problems)}")
         written.append(target)
+        keep_edition(target, name, lang)
         log(f"released {name} in {lang} -> {target}")
     return written, kept_out
+
+
+def keep_edition(notebook: Path, lesson: str, lang: str) -> Path | None:
+    """Keep a translated edition's notebook beside the kept release whose
+    stamp it carries (``releases/NN/DIGEST/notebooks-<lang>/NN/NN.ipynb``),
+    so that a submission of that release is reassembled on its own edition.
+    Returns the kept copy, or None where the release is not kept here."""
+    from autograder.lessons.releases import RELEASES, stamp_of
+
+    found = stamp_of(notebook)
+    kept = RELEASES / lesson / str(found)
+    if found is None or not kept.is_dir() or notebook.parent.parent.parent != REPO_ROOT:
+        return None
+    copy = kept / f"notebooks-{lang}" / lesson / notebook.name
+    if not copy.is_file() or copy.read_bytes() != notebook.read_bytes():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(notebook, copy)
+    return copy

@@ -44,7 +44,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from course.checks import check_equal, check_type
+from course.checks import check_equal, check_that, check_type
 from course.devices import choose_device, cupy_status, describe_device
 from course.doctor import doctor_text
 from course.plots import plot_timings, show
@@ -296,12 +296,12 @@ with simulate_hardware(gpus=[FakeGPU(total_memory=80 * GIB, free_memory=60 * GIB
                                      allocated=5 * GIB, reserved=8 * GIB)]):
     usable = usable_memory("cuda")
 check_type(usable, int, 'usable_memory("cuda")')
-if usable == 60 * GIB:
-    raise AssertionError(
-        "usable_memory gives only what mem_get_info reports free. Add the "
-        "allocator's cache, memory_reserved - memory_allocated (here 3 GiB): "
-        "your next tensors can reuse it."
-    )
+check_that(
+    usable != 60 * GIB,
+    "usable_memory gives only what mem_get_info reports free. Add the "
+    "allocator's cache, memory_reserved - memory_allocated (here 3 GiB): "
+    "your next tensors can reuse it.",
+)
 check_equal(usable, 63 * GIB, "usable_memory with 60 GiB free and 3 GiB cached")
 print("Visible tests passed.")
 
@@ -424,11 +424,12 @@ tiny = nn.Linear(3, 2)  # 8 float32 parameters: 32 bytes
 check_type(training_bytes(tiny, "sgd"), int, 'training_bytes(tiny, "sgd")')
 for _name, _expected in (("sgd", 64), ("momentum", 96), ("adam", 128)):
     _got = training_bytes(tiny, _name)
-    if _got == 32:
-        raise AssertionError(
-            f"training_bytes(tiny, {_name!r}) counts the weights only: add one "
-            "gradient per trainable parameter and the optimizer's states."
-        )
+    check_that(
+        _got != 32,
+        "training_bytes(tiny, {name!r}) counts the weights only: add one "
+        "gradient per trainable parameter and the optimizer's states.",
+        name=_name,
+    )
     check_equal(_got, _expected, f"training_bytes(nn.Linear(3, 2), {_name!r})")
 check_equal(training_bytes(small, "adam") + steps, held,
             "training_bytes(small) against the tensors measured above")

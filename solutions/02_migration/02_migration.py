@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from course.checks import check_device, check_equal, check_type
+from course.checks import check_device, check_equal, check_that, check_type
 from course.data import iris
 from course.devices import pick_device
 from course.diagrams import diagram
@@ -332,18 +332,21 @@ check_device(hist, device.type, "losses")
 check_equal(hist.requires_grad, False,
             "losses.requires_grad (keep each epoch's loss detached from its graph)")
 acc = accuracy(m, X_test, y_test)
-assert acc >= 0.9, f"test accuracy {acc:.1%} is below 90%: check the training loop"
+check_that(acc >= 0.9, "test accuracy {acc:.1%} is below 90%: check the training loop",
+           acc=acc)
 # On the meta device (no GPU needed) a tensor left on the CPU raises at once; each
 # input is given on the CPU in turn, so the message can name the one not moved.
 for name, X_given, y_given in (("y_train", X_train.to("meta"), y_train),
                                ("X_train", X_train, y_train.to("meta"))):
+    failure = None
     try:
         train_iris(fresh_model("meta"), X_given, y_given, num_epochs=2)
     except RuntimeError as exc:
-        raise AssertionError(
-            f"training a model on the meta device failed when {name} came from the "
-            f"CPU: move {name} to the model's device before the loop ({exc})"
-        ) from None
+        failure = exc
+    check_that(failure is None,
+               "training a model on the meta device failed when {name} came from "
+               "the CPU: move {name} to the model's device before the loop ({error})",
+               name=name, error=failure)
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "02-train-iris-hidden-test", "points": 2}

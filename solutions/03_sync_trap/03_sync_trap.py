@@ -56,7 +56,7 @@ import torch
 from torch import nn
 
 from course import gpumodel
-from course.checks import check_equal, check_type
+from course.checks import check_equal, check_that, check_type
 from course.data import iris
 from course.devices import pick_device
 from course.diagrams import diagram
@@ -317,10 +317,10 @@ with SyncCounter() as syncs:
 check_type(logged, list, "train(...)")
 check_equal(len(logged), 3, "number of logged losses for 60 epochs, log_every=20")
 check_type(logged[0], float, "each logged loss")
-assert syncs.count <= 3, (
-    f"train made {syncs.count} host-device synchronisations for 3 logged losses:\n"
-    f"{syncs.summary()}\nCall loss.item() only on the epochs you log."
-)
+check_that(syncs.count <= 3,
+           "train made {count} host-device synchronisations for 3 logged losses:\n"
+           "{summary}\nCall loss.item() only on the epochs you log.",
+           count=syncs.count, summary=syncs.summary())
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "03-train-hidden-test", "points": 2}
@@ -384,17 +384,17 @@ with SyncCounter() as syncs:
     hist = train_history_on_device(make_model(), X, y, num_epochs=25)
 check_type(hist, torch.Tensor, "train_history_on_device(...)")
 check_equal(tuple(hist.shape), (25,), "shape of the loss history")
-assert not syncs.on_device(hist), (
-    "the history is still on the device: bring it home with one .cpu() at the end"
-)
-assert not syncs.unfinished(hist), (
-    "the history is a non_blocking copy nothing has waited for: its values are "
-    "not on the host yet. Use a plain .cpu(), or synchronize(device) before "
-    "returning it."
-)
-assert syncs.count <= 1, f"expected at most 1 sync, got {syncs.count}:\n" + (
-    syncs.summary() + "\nKeep each loss on the device (loss.detach()); copy the "
-    "whole history home once, at the end.")
+check_that(not syncs.on_device(hist),
+           "the history is still on the device: bring it home with one .cpu() at "
+           "the end")
+check_that(not syncs.unfinished(hist),
+           "the history is a non_blocking copy nothing has waited for: its values "
+           "are not on the host yet. Use a plain .cpu(), or synchronize(device) "
+           "before returning it.")
+check_that(syncs.count <= 1,
+           "expected at most 1 sync, got {count}:\n{summary}\nKeep each loss on the "
+           "device (loss.detach()); copy the whole history home once, at the end.",
+           count=syncs.count, summary=syncs.summary())
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "03-history-hidden-test", "points": 2}
@@ -559,7 +559,8 @@ check_type(result, dict, "timed(...)")
 check_equal(len(result["times"]), 3, 'len(result["times"])')
 check_type(result["median"], float, 'result["median"]')
 check_equal(log.count("call"), 4, "calls of fn (1 warm-up + 3 timed)")
-assert log[-1] == "sync", "synchronise after the last timed call, before the clock"
+check_that(log[-1] == "sync",
+           "synchronise after the last timed call, before the clock")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "03-timed-hidden-test", "points": 2}
@@ -752,7 +753,8 @@ counts = op_counts(counted)
 check_type(counts, dict, "op_counts(...)")
 check_equal(counted.calls, 1, "calls of fn (profile one run)")
 strays = [name for name in counts if not str(name).startswith("aten::")]
-assert not strays, f"keep only the aten:: operators; also found {strays[:3]}"
+check_that(not strays, "keep only the aten:: operators; also found {strays}",
+           strays=strays[:3])
 check_equal(counts.get("aten::item"), 3, "aten::item calls for 6 epochs, log_every=2")
 check_equal(counts.get("aten::addmm"), 12,
             "aten::addmm calls (two linear layers, 6 epochs)")

@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from course.checks import check_equal, check_type
+from course.checks import check_equal, check_that, check_type
 from course.devices import pick_device
 from course.timing import synchronize
 
@@ -90,7 +90,7 @@ check_equal(c.count, 0, "Counter().count")
 check_equal(c("a"), 1, 'first call c("a")')
 check_equal(c("b"), 2, 'second call c("b")')
 check_equal(c.names, ["a", "b"], "c.names")
-assert callable(c), "a Counter object must be callable: define __call__"
+check_that(callable(c), "a Counter object must be callable: define __call__")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "04-counter-hidden-test", "points": 2}

@@ -43,7 +43,7 @@ import numpy as np
 
 from course import gpumodel
 from course.backend import array_module, backend_name, get_xp, host_copy
-from course.checks import check_close, check_equal, check_type
+from course.checks import check_close, check_equal, check_that, check_type
 from course.devices import cupy_status
 from course.fakecupy import DeviceArray, TransferCounter, fake_cupy
 from course.plots import plot_timings, show
@@ -210,7 +210,7 @@ print(to_numpy(fake_cupy.arange(3)), to_numpy([1, 2]))
 # %% nbgrader={"grade": true, "grade_id": "05-to-numpy-test", "points": 1}
 """to_numpy handles NumPy, device arrays and lists."""
 arr = np.ones(2)
-assert to_numpy(arr) is arr, "a NumPy array must be returned as it is"
+check_that(to_numpy(arr) is arr, "a NumPy array must be returned as it is")
 check_type(to_numpy(fake_cupy.arange(3)), np.ndarray, "to_numpy(device array)")
 check_close(to_numpy(fake_cupy.arange(3)), np.arange(3), name="values")
 check_type(to_numpy([1.0, 2.0]), np.ndarray, "to_numpy(list)")
@@ -330,7 +330,8 @@ check_equal(copies.uploads, 1,
             "copies of X_host to the device (one xp.asarray, then compute with xp)")
 check_equal(got.shape, (4, 3), "shape")
 check_close(got[0], sample.mean(axis=0), rtol=1e-5, name="row 0 (mean)")
-assert syncs.count <= 1, f"{syncs.count} transfers; stack first, then one host_copy"
+check_that(syncs.count <= 1, "{count} transfers; stack first, then one host_copy",
+           count=syncs.count)
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "05-summary-hidden-test", "points": 2}

@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.linear_model import LinearRegression
 
 from course.backend import array_module, backend_name, get_xp, host_copy
-from course.checks import check_close, check_equal, check_finite, check_type
+from course.checks import check_close, check_equal, check_finite, check_that, check_type
 from course.data import linear_regression, seed_regression
 from course.fakecupy import fake_cupy
 from course.plots import plot_loss, show
@@ -284,13 +284,13 @@ w1, b1, h1 = fit_gd(Xd, yd, lr=0.1, num_epochs=50)
 check_equal(w1.shape, (NUM_FEATURES,), "w.shape")
 check_equal(tuple(h1.shape), (50,), "history.shape")
 check_finite(h1, "history")
-assert float(h1[-1]) < float(h1[0]), "the MSE should go down"
+check_that(float(h1[-1]) < float(h1[0]), "the MSE should go down")
 with SyncCounter() as syncs:  # fake_cupy plays the GPU: copies home are counted
     fit_gd(fake_cupy.asarray(Xd), fake_cupy.asarray(yd), lr=0.1, num_epochs=5)
-assert syncs.count == 0, (
-    f"fit_gd copied values to the host inside its loop:\n{syncs.summary()}\n"
-    "Keep the MSEs on the device (a list of 0-d arrays) and xp.stack them at the end."
-)
+check_that(syncs.count == 0,
+           "fit_gd copied values to the host inside its loop:\n{summary}\nKeep the "
+           "MSEs on the device (a list of 0-d arrays) and xp.stack them at the end.",
+           summary=syncs.summary())
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "06-fit-gd-hidden-test", "points": 2}

@@ -30,7 +30,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from course.backend import array_module, backend_name, get_xp, host_copy
-from course.checks import check_close, check_equal, check_finite, check_type
+from course.checks import check_close, check_equal, check_finite, check_that, check_type
 from course.data import binary_classification
 from course.fakecupy import fake_cupy
 from course.plots import plot_loss, show
@@ -220,10 +220,11 @@ show("07_bce_loss")
 """fit lowers the loss; predict_proba gives probabilities of the right shape."""
 w1, b1, h1 = fit(data.X_train, data.y_train, num_epochs=20)
 check_equal(tuple(h1.shape), (20,), "history.shape")
-assert float(h1[-1]) < float(h1[0]), "the loss should go down"
+check_that(float(h1[-1]) < float(h1[0]), "the loss should go down")
 p1 = predict_proba(data.X_test, w1, b1)
 check_equal(p1.shape, (len(data.X_test),), "predict_proba shape")
-assert float(p1.min()) >= 0.0 and float(p1.max()) <= 1.0, "probabilities in [0, 1]"
+check_that(float(p1.min()) >= 0.0 and float(p1.max()) <= 1.0,
+           "predict_proba must return probabilities, in [0, 1]")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "07-fit-hidden-test", "points": 2}

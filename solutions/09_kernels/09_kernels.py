@@ -63,7 +63,7 @@ from numba import config as numba_config
 from numba import cuda
 
 from course import gpumodel
-from course.checks import check_close, check_equal, check_type
+from course.checks import check_close, check_equal, check_that, check_type
 from course.cudasim import DivergentBarrierError, KernelRaceError, checked, race_check
 from course.devices import cupy_usable
 from course.diagrams import diagram
@@ -328,9 +328,9 @@ for _n in (1, 32, 70):
     check_close(_got, _n * (_n + 1) / 2, rtol=1e-12, name=f"reduce_sum of 1..{_n}")
     if _report is not None:
         check_equal(_report.launches, 1, "kernel launches in reduce_sum")
-        assert _report.barriers > 0, (
-            "block_sum_kernel never called cuda.syncthreads(): the task is a tree "
-            "reduction in shared memory, with a barrier between its steps")
+        check_that(_report.barriers > 0,
+                   "block_sum_kernel never called cuda.syncthreads(): the task is a "
+                   "tree reduction in shared memory, with a barrier between its steps")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "09-reduce-hidden-test", "points": 2}
@@ -523,11 +523,11 @@ if _report is not None:
 if numba_config.ENABLE_CUDASIM:  # copies counted on the simulated GPU
     with simulated_gpu(), TransferCounter() as _copies:
         fused_gradient(X_small, y_small, w_small, b_small)
-    assert _copies.downloads <= 2, (
-        f"fused_gradient copied {_copies.downloads} arrays back to the host; only "
-        "dw and db should come back. Pass X, y and w to the kernel as device "
-        "arrays (cuda.to_device): numba copies every NumPy argument back after "
-        "the launch.")
+    check_that(_copies.downloads <= 2,
+               "fused_gradient copied {count} arrays back to the host; only dw and "
+               "db should come back. Pass X, y and w to the kernel as device arrays "
+               "(cuda.to_device): numba copies every NumPy argument back after the "
+               "launch.", count=_copies.downloads)
 _dw_kernel, _db_kernel = np.zeros(3), np.zeros(1)  # the kernel alone, launched here
 fused_gradient_kernel[2, 32](X_small, y_small, w_small, float(b_small), _dw_kernel,
                              _db_kernel)

@@ -40,7 +40,7 @@ import torch
 from torch import nn
 
 from course import gpumodel
-from course.checks import check_close, check_equal, check_type
+from course.checks import check_close, check_equal, check_that, check_type
 from course.data import seed_regression
 from course.plots import show
 from course.simulate import FakeGPU, simulate_hardware
@@ -167,23 +167,25 @@ _opt = make_optimizer(_model)
 _X, _y = X_train[:64], y_train[:64]
 _returned = train_step(_model, _opt, _X, _y)
 check_type(_returned, torch.Tensor, "train_step(...)")
-assert _returned.grad_fn is None and not _returned.requires_grad, (
-    "train_step returned a loss still attached to the graph: return loss.detach(),"
-    " so the graph of every step is freed and nothing can call backward on it again"
-)
+check_that(_returned.grad_fn is None and not _returned.requires_grad,
+           "train_step returned a loss still attached to the graph: return "
+           "loss.detach(), so the graph of every step is freed and nothing can call "
+           "backward on it again")
 _step = gpumodel.trace(lambda: train_step(_model, _opt, _X, _y))
 check_equal(_step.syncs, 0, "synchronisations in train_step")
 _parts = _step.by_part()
-assert _parts["backward"] > 0, "train_step ran no backward pass: call loss.backward()"
-assert _parts["bookkeeping"] <= 1 + 3, (
-    f"train_step's bookkeeping launched {_parts['bookkeeping']} kernels "
-    f"{_step.by_op('bookkeeping')}, beside {_parts['forward and loss']} for forward "
-    f"and loss and {_parts['backward']} for backward (those never count): one "
-    "update and at most 3 more are allowed. Use foreach/fused SGD and "
-    "zero_grad(set_to_none=True), and no loop over the parameters."
-)
+check_that(_parts["backward"] > 0,
+           "train_step ran no backward pass: call loss.backward()")
+check_that(_parts["bookkeeping"] <= 1 + 3,
+           "train_step's bookkeeping launched {count} kernels {ops}, beside "
+           "{forward} for forward and loss and {backward} for backward (those never "
+           "count): one update and at most 3 more are allowed. Use foreach/fused SGD "
+           "and zero_grad(set_to_none=True), and no loop over the parameters.",
+           count=_parts["bookkeeping"], ops=_step.by_op("bookkeeping"),
+           forward=_parts["forward and loss"], backward=_parts["backward"])
 _losses = [float(train_step(_model, _opt, _X, _y)) for _ in range(5)]
-assert _losses[-1] < _losses[0], f"the loss should go down: {_losses}"
+check_that(_losses[-1] < _losses[0], "the loss should go down: {losses}",
+           losses=_losses)
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "10-lean-step-hidden-test", "points": 2}
@@ -454,21 +456,22 @@ check_equal({p.dtype for p in model.parameters()}, {torch.float32},
             "the parameters' dtypes (autocast, not model.half())")
 with torch.no_grad():  # the same first loss, all in float32
     float32_loss = loss_fn(make_mlp((5, 16, 1), seed=0)(X_train[:32]), y_train[:32])
-assert not torch.equal(loss, float32_loss), (
-    "the loss equals the float32 loss to the last bit, so nothing ran in float16: "
-    "run the forward pass and the loss inside "
-    "torch.autocast(device_type=X.device.type, dtype=dtype)")
+check_that(not torch.equal(loss, float32_loss),
+           "the loss equals the float32 loss to the last bit, so nothing ran in "
+           "float16: run the forward pass and the loss inside "
+           "torch.autocast(device_type=X.device.type, dtype=dtype)")
 before = [p.detach().clone() for p in model.parameters()]
 scale = scaler.get_scale()
 # 1e5 times the inputs overflow float16 (largest value 65504): inf, then NaN
 amp_step(model, optimizer, scaler, X_train[:32] * 1e5, y_train[:32], torch.float16)
-assert all(torch.isfinite(p).all() for p in model.parameters()), (
-    "a float16 step whose gradients overflowed wrote inf or NaN into the weights: "
-    "call scaler.scale(loss).backward() and scaler.step(optimizer), which skips "
-    "such a step, instead of loss.backward() and optimizer.step()")
-assert all(torch.equal(a, b) for a, b in zip(before, model.parameters())), (
-    "the weights changed on a step whose gradients overflowed: let "
-    "scaler.step(optimizer) do the update (it skips such a step)")
+check_that(all(torch.isfinite(p).all() for p in model.parameters()),
+           "a float16 step whose gradients overflowed wrote inf or NaN into the "
+           "weights: call scaler.scale(loss).backward() and "
+           "scaler.step(optimizer), which skips such a step, instead of "
+           "loss.backward() and optimizer.step()")
+check_that(all(torch.equal(a, b) for a, b in zip(before, model.parameters())),
+           "the weights changed on a step whose gradients overflowed: let "
+           "scaler.step(optimizer) do the update (it skips such a step)")
 check_equal(scaler.get_scale(), scale / 2,
             "the scale after a skipped step (call scaler.update() every step)")
 print("Visible tests passed.")

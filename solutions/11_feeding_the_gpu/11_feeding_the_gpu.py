@@ -45,7 +45,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.flop_counter import FlopCounterMode
 
 from course import gpumodel
-from course.checks import check_close, check_equal, check_type
+from course.checks import check_close, check_equal, check_that, check_type
 from course.devices import pick_device
 from course.plots import plot_timings, show
 from course.sync import SyncCounter
@@ -281,17 +281,16 @@ for k, ((X, y), (X0, y0)) in enumerate(zip(seen, batches)):
     check_equal(y.tolist(), y0.tolist(), f"batch {k}'s y")
 before = copies_before_each_sync(syncs.timeline)
 # 2 tensors a batch: before step k's sync, batches 0..k+1 must be on their way
-if before[:2] != [4, 6]:
-    raise AssertionError(
-        f"uploads issued before each step's sync: {before}, expected [4, 6, 6]. "
-        "Issue the copy of batch k+1 before you yield batch k: keep one copied "
-        "batch in hand.")
+check_that(before[:2] == [4, 6],
+           "uploads issued before each step's sync: {before}, expected [4, 6, 6]. "
+           "Issue the copy of batch k+1 before you yield batch k: keep one copied "
+           "batch in hand.", before=before)
 check_equal(before, [4, 6, 6], "uploads issued before each step's sync")
 blocking = [op for kind, op, _ in syncs.timeline
             if kind == "upload" and "non_blocking=True" not in op]
-assert not blocking, (
-    f"{len(blocking)} copies waited for the device ({blocking[0]}): pass "
-    "non_blocking=True to .to(device)")
+check_that(not blocking,
+           "{count} copies waited for the device ({first}): pass non_blocking=True "
+           "to .to(device)", count=len(blocking), first=blocking[:1])
 check_equal(list(prefetch([], device)), [], "prefetch of an empty loader")
 print("Visible tests passed.")
 
@@ -418,27 +417,28 @@ with SyncCounter() as syncs:
 check_type(history, torch.Tensor, "tuned_epoch(...)")
 check_equal(tuple(history.shape), (4,), "the shape of the losses")
 check_equal(history.dtype, torch.float32, "the losses' dtype")
-assert syncs.on_device(history), (
-    "the losses came back to the host: return torch.stack of loss.detach() "
-    "values, and let the caller read them once")
-if inside:
-    raise AssertionError(
-        f"{inside} synchronisation(s) inside one bfloat16 epoch "
-        f"({syncs.summary().splitlines()[1].strip()}): keep each loss.detach() on "
-        "the device; with bfloat16 the scaler is disabled and reads nothing")
+check_that(syncs.on_device(history),
+           "the losses came back to the host: return torch.stack of loss.detach() "
+           "values, and let the caller read them once")
+check_that(not inside,
+           "{count} synchronisation(s) inside one bfloat16 epoch ({first}): keep "
+           "each loss.detach() on the device; with bfloat16 the scaler is disabled "
+           "and reads nothing",
+           count=inside, first=(syncs.summary().splitlines() + [""] * 2)[1].strip())
 queued = [op for kind, op, _ in syncs.timeline
           if kind == "upload" and "non_blocking=True" in op]
-assert len(queued) == 8, (
-    f"{len(queued)} non_blocking copies for 4 batches of (X, y), expected 8: get "
-    "the batches from prefetch(loader, device)")
+check_that(len(queued) == 8,
+           "{count} non_blocking copies for 4 batches of (X, y), expected 8: get "
+           "the batches from prefetch(loader, device)", count=len(queued))
 check_equal({p.dtype for p in model.parameters()}, {torch.float32},
             "the parameters' dtypes (autocast, not model.to(dtype))")
 with torch.no_grad():  # the first step's loss, all in float32, on the host
     first32 = nn.functional.cross_entropy(wide_mlp(32)(batches[0][0]), batches[0][1])
 first = history[0].cpu()
-assert not torch.equal(first, first32), (
-    "the first loss equals the float32 loss to the last bit: run the forward pass "
-    "and the loss inside torch.autocast(device_type=device.type, dtype=dtype)")
+check_that(not torch.equal(first, first32),
+           "the first loss equals the float32 loss to the last bit: run the forward "
+           "pass and the loss inside torch.autocast(device_type=device.type, "
+           "dtype=dtype)")
 check_close(first, first32, rtol=0.05, atol=0.05, name="the first loss")
 print("Visible tests passed.")
 
@@ -521,10 +521,9 @@ small = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
 got = flops_per_sample(small, torch.randn(8, 64), torch.randint(0, 10, (8,)))
 check_type(got, float, "flops_per_sample(...)")
 forward = 2 * (64 * 32 + 32 * 10)
-if got == forward:
-    raise AssertionError(
-        "flops_per_sample counts the forward pass only: call .backward() on the "
-        "loss inside the FlopCounterMode block")
+check_that(got != forward,
+           "flops_per_sample counts the forward pass only: call .backward() on the "
+           "loss inside the FlopCounterMode block")
 check_equal(got, 316.0 * 32, "FLOPs per sample of a 64-32-10 MLP")
 print("Visible tests passed.")
 

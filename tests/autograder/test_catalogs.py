@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import nbformat
 import pytest
 
-from autograder.lessons import REPO_ROOT, catalogs
+from autograder.lessons import REPO_ROOT, catalogs, releases
 from autograder.publish.release import release_edition
 
 LESSON = "04_call_magic"  # the first Day with a complete Chinese catalog
@@ -39,7 +40,9 @@ def test_the_zh_edition_differs_from_the_english_only_in_its_prose(lesson):
         assert a["metadata"] == b["metadata"] and a.get("id") == b.get("id")
         if a["cell_type"] == "code":
             assert a == b  # tests, stubs and nbgrader metadata: byte for byte
-    assert zh["metadata"]["course"] == {**en["metadata"]["course"], "lang": "zh_CN"}
+    stamp = {**en["metadata"]["course"]["release"], "lang": "zh_CN"}  # same rules
+    assert zh["metadata"]["course"] == {"release": stamp, "lang": "zh_CN"}
+    assert releases.stamp_of(zh) == releases.stamp_of(en)
     assert catalogs.gaps("zh_CN", lesson) == []
     badge = "".join(zh["cells"][0]["source"])  # Colab opens the zh notebook
     assert f"/blob/main/notebooks-zh/{lesson}/{lesson}.ipynb" in badge
@@ -135,6 +138,32 @@ def test_a_check_speaks_the_student_s_language(monkeypatch):
         check_shape(np.zeros((2, 3)), (3, 2), "w")
 
 
+def test_a_test_s_own_condition_speaks_the_student_s_language(monkeypatch):
+    """``check_that`` templates are collected from the lessons' test cells and
+    translated with their fields kept; no lesson's test cell asserts bare."""
+    import re
+
+    from course.checks import check_that
+    from course.diagrams import describe
+
+    template = "test accuracy {acc:.1%} is below 90%: check the training loop"
+    assert template in catalogs.message_ids()
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    check_that(True, template, acc=0.5)
+    with pytest.raises(AssertionError, match="test accuracy 50.0% is below 90%"):
+        check_that(0, template, acc=0.5)
+    english_caption = describe("host_device")[0]
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    with pytest.raises(AssertionError, match="测试准确率 50.0% 低于 90%"):
+        check_that(0, template, acc=0.5)
+    assert describe("host_device")[0] != english_caption
+    assert "主机" in describe("host_device")[1]
+    for lesson in catalogs.translated_lessons("zh_CN"):
+        source = catalogs.find_lesson(lesson).read_text(encoding="utf-8")
+        bare = re.findall(r"^\s*(?:assert |raise AssertionError)", source, re.M)
+        assert not bare, (lesson, "use course.checks.check_that")
+
+
 def test_every_message_is_translated_compiled_and_keeps_its_fields():
     import string
 
@@ -201,3 +230,81 @@ def test_a_translation_keeps_every_code_span_and_number(lesson):
         assert not lost, (lesson, entry.id[:60], lost)
         missing = sorted(_numbers(entry.id) - _numbers(entry.string))
         assert not missing, (lesson, entry.id[:60], missing)
+
+
+def test_the_language_follows_the_notebook_then_course_lang(monkeypatch, tmp_path):
+    """A kernel learns its notebook from Jupyter (``JPY_SESSION_NAME``): a zh
+    edition's notebook speaks Chinese without any setting; ``COURSE_LANG``
+    and the grader's ``use_language`` come first."""
+    from course import i18n
+
+    zh = REPO_ROOT / "notebooks-zh" / LESSON / f"{LESSON}.ipynb"
+    en = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(zh))
+    assert i18n.language() == "zh_CN"
+    assert i18n.say("note: {note}", note="x") == "注意：x"
+    monkeypatch.setenv("JPY_SESSION_NAME", str(en))
+    assert i18n.language() == "en"
+    monkeypatch.chdir(zh.parent)  # a path relative to the server's root
+    monkeypatch.setenv("JPY_SESSION_NAME", f"somewhere/{zh.name}")
+    assert i18n.language() == "zh_CN"
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert i18n.language() == "en"
+    with i18n.use_language("zh"):
+        assert i18n.language() == "zh_CN"
+    assert i18n.language() == "en"
+
+
+def test_a_hidden_test_s_message_speaks_the_notebook_s_language():
+    from autograder.grading.compare import VALUES, compare_results
+    from course.i18n import use_language
+    from course.results import encode
+
+    want, got = encode({"w": [1.0, 2.0]}), encode({"w": [1.0, 2.5]})
+    english = compare_results(want, got)
+    with use_language("zh_CN"):
+        chinese = compare_results(want, got)
+        shown = compare_results(want, got, reveal=VALUES)
+    assert "differ beyond the tolerance" in english[0]
+    assert chinese[0].startswith("w[1]: ") and "超出容差" in chinese[0]
+    assert "期望为 2" in shown[0]
+
+
+@pytest.mark.slow
+def test_a_zh_submission_is_rebuilt_on_its_edition_and_told_in_chinese(tmp_path):
+    """``course check`` on a Chinese-edition notebook with a central mistake:
+    the summary, the visible test's hint and the feedback page (its labels,
+    the lesson's prose from the zh release) are in Chinese; the score is the
+    English edition's."""
+    import subprocess
+    import sys
+
+    from autograder.samples import all_samples, write_samples
+
+    sample = next(s for s in all_samples([LESSON]) if s.name == "calls-forward")
+    write_samples(tmp_path / "en", samples=[sample])
+    en = tmp_path / "en" / f"{sample.name}_{LESSON}.ipynb"
+    zh = tmp_path / f"mine_{LESSON}.ipynb"
+    nb = nbformat.read(en, as_version=4)
+    nbformat.write(catalogs.translate_notebook(nb, LESSON, "zh_CN"), zh)
+    outputs = []
+    for notebook in (en, zh):
+        run = subprocess.run(
+            [sys.executable, "-m", "autograder", "check", str(notebook)]
+            + ["--out", str(tmp_path / "out")],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+        outputs.append(run.stdout)
+    english, chinese = outputs
+    score = english.splitlines()[0].split(", ")[-1]
+    assert ": graded, " in english and score != "12 / 12"
+    assert chinese.splitlines()[0].endswith(f": 已评分, {score}"), chinese
+    assert "注意：" in chinese or "截止：" in chinese
+    page = Path(chinese.split("反馈页面：")[1].split()[0]).read_text(encoding="utf-8")
+    assert "得分：" in page and "(Score: " not in page
+    assert "学习目标" in page  # the lesson's prose, from the zh release
+    assert "**How your work is checked.**" not in page

@@ -3,7 +3,8 @@
 First step of grading (in ``Autograde.sanitize_preprocessors``). Whatever was
 done to a submission (test cells deleted, reordered, duplicated, edited, their
 metadata stripped, the kernelspec changed) the notebook that runs is the
-released student edition with the student's answer cells put in: answers are
+released student edition (the submission's own: English, or the Chinese
+edition its release stamp names) with the student's answer cells put in: answers are
 matched by ``grade_id``. Where the metadata is gone, each answer goes to the
 released answer cell that defines the same functions and classes (``ast``;
 then the same assigned names, then the same first line, then the most alike
@@ -229,17 +230,44 @@ def release_path(config: Any, assignment: str, notebook: str) -> Path:
     return Path(folder) / f"{notebook}.ipynb"
 
 
+def edition_release(english: Path, lesson: str, lang: str) -> Any:
+    """The released notebook of the ``lang`` edition beside ``english`` (the
+    course root's ``notebooks-zh/``, as the release kept it), else the
+    English one translated now from the course's catalogs, else the English
+    one: its code cells are the same in every edition."""
+    from autograder.lessons.catalogs import LANGUAGES, translate_notebook
+
+    short = next((k for k, v in LANGUAGES.items() if v == lang), None)
+    kept = english.parent.parent.parent / f"notebooks-{short}" / lesson / english.name
+    if short and kept.is_file():
+        return nbformat.read(kept, as_version=4)
+    release = nbformat.read(english, as_version=4)
+    try:
+        return translate_notebook(release, lesson, lang)
+    except (ImportError, OSError):  # no catalogs on this machine
+        return release
+
+
 class Reassemble(NbGraderPreprocessor):
-    """Rebuild the submission on the released notebook (see the module)."""
+    """Rebuild the submission on the released notebook of its own edition
+    (see the module)."""
 
     def preprocess(self, nb: Any, resources: Any) -> tuple[Any, Any]:
+        from course.i18n import notebook_language
+
         info = resources["nbgrader"]
         path = release_path(self.config, info["assignment"], info["notebook"])
         if not path.is_file():
             self.log.warning("No released notebook at %s: not reassembled", path)
             return nb, resources
-        release = nbformat.read(path, as_version=4)
+        lang = notebook_language(nb)
+        if lang == "en":
+            release = nbformat.read(path, as_version=4)
+        else:
+            release = edition_release(path, info["assignment"], lang)
         rebuilt, flags = reassemble(nb, release)
         answers = [(grade_id(c), c.source) for c in rebuilt.cells if is_answer(c)]
         rebuilt.metadata[META] = {"flags": flags, "review": scan_answers(answers)}
+        if lang != "en":
+            rebuilt.metadata[META]["lang"] = lang
         return rebuilt, resources

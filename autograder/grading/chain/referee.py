@@ -25,6 +25,7 @@ run, so no hidden test can reach a feedback page through the kernel.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import signal
 import socket
@@ -212,7 +213,12 @@ class RefereeClient:
         limit = func(cell) if func is not None else self.timeout  # type: ignore[attr-defined]
         timeout = float(limit) if limit and limit > 0 else 120.0
         loop = asyncio.get_running_loop()
-        record = await loop.run_in_executor(None, session.run, gid, source, timeout)
+        # In this notebook's language (course.i18n.use_language): the
+        # executor's thread runs in a copy of this task's context.
+        run = contextvars.copy_context().run
+        record = await loop.run_in_executor(
+            None, run, session.run, gid, source, timeout
+        )
         self._records[gid] = record
         self._status[cell.get("id")] = "referee"  # type: ignore[attr-defined]
         if session.link.broken:  # the kernel died in this test, or broke its channel

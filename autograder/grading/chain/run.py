@@ -34,6 +34,8 @@ from typing import Any
 
 from traitlets.utils.importstring import import_item
 
+from course.i18n import notebook_language, use_language
+
 #: Steps of the config's lists that only write the gradebook: left out.
 GRADEBOOK_STEPS = frozenset({"SaveAutoGrades", "AssignLatePenalties"})
 
@@ -253,21 +255,24 @@ def autograde(
     }
     log = _quiet_log()
     before = os.environ.get("NBGRADER_EXECUTION")
-    try:
-        for part in ("sanitize", "autograde"):
-            if part == "autograde":  # as nbgrader's converter marks that pass
-                os.environ["NBGRADER_EXECUTION"] = "autograde"
-            for cls in chain_steps(config, part):
-                # Each step's own ``enabled`` counts, as in nbgrader's
-                # converter (nbconvert's ClearMetadataPreprocessor is off).
-                step = cls(config=config)
-                step.log = log
-                nb, resources = step(nb, resources)
-    finally:
-        if before is None:
-            os.environ.pop("NBGRADER_EXECUTION", None)
-        else:
-            os.environ["NBGRADER_EXECUTION"] = before
+    # The tests' messages, the comparisons' and the feedback's speak the
+    # notebook's language (its release stamp's).
+    with use_language(notebook_language(nb)):
+        try:
+            for part in ("sanitize", "autograde"):
+                if part == "autograde":  # as nbgrader's converter marks that pass
+                    os.environ["NBGRADER_EXECUTION"] = "autograde"
+                for cls in chain_steps(config, part):
+                    # Each step's own ``enabled`` counts, as in nbgrader's
+                    # converter (nbconvert's ClearMetadataPreprocessor is off).
+                    step = cls(config=config)
+                    step.log = log
+                    nb, resources = step(nb, resources)
+        finally:
+            if before is None:
+                os.environ.pop("NBGRADER_EXECUTION", None)
+            else:
+                os.environ["NBGRADER_EXECUTION"] = before
     return nb, resources
 
 

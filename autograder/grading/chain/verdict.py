@@ -27,6 +27,7 @@ from traitlets import Enum
 from autograder.grading.chain.reassemble import META
 from autograder.grading.compare import DEFAULT_POLICY, POLICIES
 from autograder.lessons.conventions import grade_id, is_test, skipped_at_grading
+from course.i18n import _, say
 
 PASSED = "Test passed."
 #: The output a lesson cell too slow for grading gets on the feedback page.
@@ -45,7 +46,7 @@ def _judged(want: dict[str, Any], got: dict[str, Any]) -> list[str]:
     from autograder.grading.compare import VALUES, compare_results
 
     if "expected" not in got or "actual" not in got:
-        return [f"{want.get('c')}: no values to judge"]
+        return [say("{check}: no values to judge", check=want.get("c"))]
     expected = got["expected"]
     if want.get("c") == "check_close":
         expected = {
@@ -67,11 +68,17 @@ def _number(node: Any, default: float) -> float:
 
 def _check_problems(want: list[Any], got: list[Any]) -> list[str]:
     if len(got) != len(want):
-        return [f"the test made {len(got)} checks where the reference made {len(want)}"]
+        return [
+            say(
+                "the test made {got} checks where the reference made {want}",
+                got=len(got),
+                want=len(want),
+            )
+        ]
     problems = []
     for i, (w, g) in enumerate(zip(want, got)):
         if not isinstance(g, dict) or g.get("c") != w.get("c") or not g.get("ok"):
-            return [f"check {i + 1} ({w.get('c')}) did not pass"]
+            return [say("check {n} ({check}) did not pass", n=i + 1, check=w.get("c"))]
         if "expected" in w:
             problems += _judged(w, g)
     return problems
@@ -90,7 +97,7 @@ def judge(
     from autograder.grading.compare import compare_results
 
     if not isinstance(record, dict):
-        return (
+        return _(
             "this test did not run: the kernel died or ran out of time in an "
             "earlier cell"
         )
@@ -99,20 +106,23 @@ def judge(
     want_checks = reference.get("checks") or []
     want_results = reference.get("results") or []
     if not want_checks and not want_results:
-        return "this test has nothing the grader can judge (no checks, no results)"
+        return _("this test has nothing the grader can judge (no checks, no results)")
     problems = _check_problems(want_checks, record.get("checks") or [])
     if want_results:
         got = record.get("results") or []
         if len(got) != 1:
             problems.append(
-                "the test sent no results"
+                _("the test sent no results")
                 if not got
-                else "the test sent its results more than once"
+                else _("the test sent its results more than once")
             )
         else:
             problems += compare_results(want_results[0], got[0], reveal=reveal)
     if problems:
-        return "results differ from the reference: " + "; ".join(problems[:3])
+        return say(
+            "results differ from the reference: {problems}",
+            problems="; ".join(problems[:3]),
+        )
     return ""
 
 
