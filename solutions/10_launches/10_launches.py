@@ -168,9 +168,9 @@ _X, _y = X_train[:64], y_train[:64]
 _returned = train_step(_model, _opt, _X, _y)
 check_type(_returned, torch.Tensor, "train_step(...)")
 check_that(_returned.grad_fn is None and not _returned.requires_grad,
-           "train_step returned a loss still attached to the graph: return "
-           "loss.detach(), so the graph of every step is freed and nothing can call "
-           "backward on it again")
+           "train_step returned a loss still attached to the graph: "
+           "return loss.detach(), so the graph of every step is freed and nothing "
+           "can call backward on it again")
 _step = gpumodel.trace(lambda: train_step(_model, _opt, _X, _y))
 check_equal(_step.syncs, 0, "synchronisations in train_step")
 _parts = _step.by_part()
