@@ -84,7 +84,12 @@ def _editions_checked(
     """For ``--check``: every catalog's gaps, and the translated notebooks
     that differ from the ones the fresh release ``made`` would give."""
     from autograder.lessons import REPO_ROOT
-    from autograder.lessons.catalogs import LANGUAGES, message_gaps
+    from autograder.lessons.catalogs import (
+        LANGUAGES,
+        gaps as document_gaps,
+        message_gaps,
+        translated_documents,
+    )
     from autograder.publish.release import release_edition
 
     gaps, stale = [], []
@@ -94,6 +99,8 @@ def _editions_checked(
             lang, lessons, source=made, out_dir=out, log=lambda *_: None
         )
         gaps += missing + message_gaps(LANGUAGES[lang])
+        for name in translated_documents(LANGUAGES[lang]):  # the Student guide
+            gaps += [g.line() for g in document_gaps(LANGUAGES[lang], name)]
         committed = REPO_ROOT / f"notebooks-{lang}"
         stale += [
             f"notebooks-{lang}/{p.relative_to(out)}"
@@ -170,6 +177,7 @@ def _catalogs(args: argparse.Namespace) -> int:
     """``course catalogs LANG``: merge the English into the catalogs; report."""
     from autograder.lessons import find_lesson
     from autograder.lessons.catalogs import (
+        DOCUMENTS,
         LANGUAGES,
         gaps,
         message_gaps,
@@ -181,7 +189,9 @@ def _catalogs(args: argparse.Namespace) -> int:
     code = LANGUAGES[args.lang]
     path = update_messages(code)
     print(f"{path}: {len(message_gaps(code))} message(s) to translate or compile")
-    names = [find_lesson(n).stem for n in args.lessons] or translated_lessons(code)
+    names = [
+        n if n in DOCUMENTS else find_lesson(n).stem for n in args.lessons
+    ] or translated_lessons(code) + sorted(DOCUMENTS)
     for name in names:
         path = update(code, name)
         found = gaps(code, name)

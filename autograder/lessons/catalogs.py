@@ -53,15 +53,44 @@ def blocks(markdown: str) -> list[str]:
 
 
 def paragraphs(lesson: str) -> list[tuple[str, int]]:
-    """Each translatable paragraph of ``lesson`` with its cell's number."""
+    """Each translatable paragraph of ``lesson`` (or of a :data:`DOCUMENTS`
+    page) with its cell's number (a page's: 0)."""
+    if lesson in DOCUMENTS:
+        text = (REPO_ROOT / DOCUMENTS[lesson]).read_text(encoding="utf-8")
+        return [(block, 0) for block in blocks(text) if _translatable(block)]
     nb = source_to_notebook(find_lesson(lesson))
     return [
         (block, number)
         for number, cell in enumerate(nb.cells)
         if cell.cell_type == "markdown"
         for block in blocks(cell.source)
-        if not block.lstrip().startswith(("```", "~~~", "<img", "![", "[!["))
+        if _translatable(block)
     ]
+
+
+#: Pages other than lessons whose prose is translated, by catalog name.
+DOCUMENTS = {"guide-student": "docs/guides/student.md"}
+
+
+def _translatable(block: str) -> bool:
+    return not block.lstrip().startswith(("```", "~~~", "<img", "![", "[!["))
+
+
+def source_path(name: str) -> Path:
+    """The file a catalog's English comes from."""
+    return REPO_ROOT / DOCUMENTS[name] if name in DOCUMENTS else find_lesson(name)
+
+
+def translate_markdown(text: str, name: str, lang: str) -> str:
+    """A :data:`DOCUMENTS` page's Markdown in ``lang``: each paragraph with a
+    current translation replaced, code blocks as they are."""
+    catalog = read(lang, name)
+    shown = []
+    for block in blocks(text):
+        entry = catalog.get(block, context=name)
+        usable = entry is not None and entry.string and not entry.fuzzy
+        shown.append(entry.string if usable else block)
+    return "\n\n".join(shown) + "\n"
 
 
 def catalog_path(lang: str, lesson: str) -> Path:
@@ -95,7 +124,7 @@ def update(lang: str, lesson: str) -> Path:
     catalog = read(lang, lesson)
     # the catalog's own date: an update that changes nothing changes no byte
     template = Catalog(domain=lesson, creation_date=catalog.creation_date)
-    source = find_lesson(lesson).relative_to(REPO_ROOT).as_posix()
+    source = source_path(lesson).relative_to(REPO_ROOT).as_posix()
     for text, number in paragraphs(lesson):
         template.add(text, context=lesson, locations=[(source, number)])
     catalog.update(template, update_header_comment=False)
@@ -135,6 +164,15 @@ def gaps(lang: str, lesson: str) -> list[Gap]:
 
 def translated_lessons(lang: str) -> list[str]:
     """The lessons that have a catalog in ``lang``."""
+    return [n for n in _catalogs(lang) if n not in DOCUMENTS]
+
+
+def translated_documents(lang: str) -> list[str]:
+    """The :data:`DOCUMENTS` pages that have a catalog in ``lang``."""
+    return [n for n in _catalogs(lang) if n in DOCUMENTS]
+
+
+def _catalogs(lang: str) -> list[str]:
     folder = LOCALE / lang / "LC_MESSAGES"
     return sorted(p.stem for p in folder.glob("*.po")) if folder.is_dir() else []
 
@@ -174,7 +212,9 @@ __all__ = [
     "gaps",
     "paragraphs",
     "read",
+    "translate_markdown",
     "translate_notebook",
+    "translated_documents",
     "translated_lessons",
     "update",
 ]

@@ -24,7 +24,10 @@ student edition's rule: no hidden test, ever.
    (``docs/guides/``) and the measurement logs (``docs/measurements/``), by
    :mod:`autograder.publish.site_pages`; a link within the site that leads
    nowhere fails the build (:func:`broken_links`).
-7. ``sphinx-build -b html``; then every built file is scanned for hidden-test
+7. ``sphinx-build -b html``, twice: the Chinese edition renders the same
+   executed pages at ``/zh/`` (:mod:`autograder.publish.site_zh`), and every
+   page gets a link to itself in the other language; then every built file,
+   in both, is scanned for hidden-test
    text (and, without solutions, for answer code and for what the reference's
    answer cells printed) by :mod:`autograder.publish.leaks`. A leak fails the
    build.
@@ -68,6 +71,7 @@ from autograder.publish.leaks import (
 )
 from autograder.publish.site_links import broken_links
 from autograder.publish.site_pages import written_pages
+from autograder.publish.site_zh import language_switch, zh_sources
 
 CONF = REPO_ROOT / "docs" / "site" / "conf.py"
 DEFAULT_OUT = REPO_ROOT / "build" / "site"
@@ -267,6 +271,33 @@ def finish_page(nb: Any, lesson: str, solutions: bool, hub: str = "") -> Any:
 # --- the build -------------------------------------------------------------
 
 
+def _render(src: Path) -> Path:
+    """``sphinx-build -b html`` of the project in ``src``; its pages' folder.
+
+    Raises:
+        RuntimeError: Sphinx failed (its output is in the message).
+        SiteLeakError: a link leads to no page or heading.
+    """
+    html_dir = src / "_build" / "html"
+    built = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "auto"]
+        + ["-d", str(src / "_doctrees"), str(src), str(html_dir)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONWARNINGS="ignore"),
+        timeout=1800,
+    )
+    if built.returncode != 0:
+        raise RuntimeError(f"sphinx-build failed:\n{built.stderr[-4000:]}")
+    unresolved = [ln for ln in built.stderr.splitlines() if "xref_missing" in ln]
+    if unresolved:
+        raise SiteLeakError(
+            f"{len(unresolved)} link(s) to no page or heading; nothing was "
+            "kept:\n" + "\n".join(unresolved[:20])
+        )
+    return html_dir
+
+
 def build_site(
     out: Path = DEFAULT_OUT,
     *,
@@ -300,12 +331,13 @@ def build_site(
             path.write_text(text, encoding="utf-8")
             allowed.append(text)
         printed: dict[str, str] = {}  # what the reference's answers printed
+        finished: dict[str, Any] = {}  # each Day's page, for both languages
         for lesson in names:
             nb, hit = executed(lesson, cache, log)
             (report.cached if hit else report.executed).append(lesson)
             if not solutions:
                 printed.update(answer_outputs(nb, lesson, shown_source(lesson, False)))
-            nb = finish_page(nb, lesson, solutions, hub)
+            nb = finished[lesson] = finish_page(nb, lesson, solutions, hub)
             write_notebook(nb, src / "days" / f"{lesson}.ipynb")
             student = REPO_ROOT / "notebooks" / lesson / f"{lesson}.ipynb"
             target = src / "_extra" / "notebooks" / f"{lesson}.ipynb"
@@ -319,38 +351,14 @@ def build_site(
         # Rendered inside the scratch folder, then moved: MyST-NB writes every
         # executed page, outputs and all, beside the output folder
         # (jupyter_execute/), which must not be beside the published one.
-        html_dir = src / "_build" / "html"
-        built = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "sphinx",
-                "-b",
-                "html",
-                "-q",
-                "-j",
-                "auto",
-                "-d",
-                str(src / "_doctrees"),
-                str(src),
-                str(html_dir),
-            ],
-            capture_output=True,
-            text=True,
-            env=dict(os.environ, PYTHONWARNINGS="ignore"),
-            timeout=1800,
-        )
+        html_dir = _render(src)
+        allowed += zh_sources(src, src / "zh-src", finished, names)
+        zh_html = _render(src / "zh-src")
         log(f"rendered in {time.perf_counter() - started:.0f} s since the start")
-        if built.returncode != 0:
-            raise RuntimeError(f"sphinx-build failed:\n{built.stderr[-4000:]}")
-        unresolved = [ln for ln in built.stderr.splitlines() if "xref_missing" in ln]
-        if unresolved:
-            raise SiteLeakError(
-                f"{len(unresolved)} link(s) to no page or heading; nothing was "
-                "kept:\n" + "\n".join(unresolved[:20])
-            )
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(html_dir), str(out))
+        shutil.move(str(zh_html), str(out / "zh"))
+        language_switch(out)
         forbidden = forbidden_text(solutions, "\n".join(allowed))
         shown = "\n".join(allowed)
         forbidden.update({k: v for k, v in printed.items() if k not in shown})
@@ -368,13 +376,8 @@ def build_site(
                 f"{len(problems)} leak(s); nothing was kept:\n"
                 + "\n".join(problems[:20])
             )
-        report.pages = len(
-            [
-                p
-                for p in out.rglob("*.html")
-                if "_static" not in p.relative_to(out).parts
-            ]
-        )
+        pages = [p for p in out.rglob("*.html") if "_static" not in p.parts]
+        report.pages = len(pages)
         (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages
         (out / "course-site.json").write_text(
             json.dumps({"solutions": solutions, "lessons": names}) + "\n",

@@ -14,6 +14,10 @@ import pytest
 from autograder.lessons import REPO_ROOT, catalogs, releases
 from autograder.publish.release import release_edition
 
+#: Every catalog of prose: the lessons' and the Student guide's.
+_TRANSLATED = catalogs.translated_lessons("zh_CN") + catalogs.translated_documents(
+    "zh_CN"
+)
 LESSON = "04_call_magic"  # the first Day with a complete Chinese catalog
 EN = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
 ZH = REPO_ROOT / "notebooks-zh" / LESSON / f"{LESSON}.ipynb"
@@ -189,7 +193,7 @@ def test_the_student_wheel_carries_the_compiled_messages(tmp_path):
         assert "course/locale/zh_CN/LC_MESSAGES/course.mo" in wheel.namelist()
 
 
-@pytest.mark.parametrize("lesson", catalogs.translated_lessons("zh_CN"))
+@pytest.mark.parametrize("lesson", _TRANSLATED)
 def test_a_chinese_paragraph_is_one_line(lesson):
     """A line break between two Chinese characters renders as a space: each
     paragraph, and each list item, is written on one line."""
@@ -217,7 +221,7 @@ def _numbers(text: str) -> set[str]:
     return set(re.findall(r"\d+(?:\.\d+)?", joined))
 
 
-@pytest.mark.parametrize("lesson", catalogs.translated_lessons("zh_CN"))
+@pytest.mark.parametrize("lesson", _TRANSLATED)
 def test_a_translation_keeps_every_code_span_and_number(lesson):
     """Code, names and figures are not translated: each inline code span of
     the English paragraph appears in its translation (as code, or quoted in a
@@ -308,3 +312,18 @@ def test_a_zh_submission_is_rebuilt_on_its_edition_and_told_in_chinese(tmp_path)
     assert "得分：" in page and "(Score: " not in page
     assert "学习目标" in page  # the lesson's prose, from the zh release
     assert "**How your work is checked.**" not in page
+
+
+def test_the_student_guide_is_translated_and_its_drift_is_caught():
+    """The Student guide's catalog is complete; ``translate_markdown`` keeps
+    its code blocks; a changed English paragraph is a gap ``release --check``
+    reports."""
+    assert "guide-student" in catalogs.translated_documents("zh_CN")
+    assert catalogs.gaps("zh_CN", "guide-student") == []
+    english = (REPO_ROOT / catalogs.DOCUMENTS["guide-student"]).read_text()
+    chinese = catalogs.translate_markdown(english, "guide-student", "zh_CN")
+    assert chinese.startswith("# 学生指南") and "make check NB=" in chinese
+    changed = english.replace("resist opening them", "do not open them")
+    catalog = catalogs.read("zh_CN", "guide-student")
+    paragraph = next(b for b in catalogs.blocks(changed) if "do not open" in b)
+    assert catalog.get(paragraph, context="guide-student") is None

@@ -8,7 +8,10 @@ builder's own scan, then serves each build on loopback and, in Debian's
 Chromium through Playwright, opens the home page and every Day: no console
 error, every image with alt text, every "Show solution" block closed, an "Open
 in Colab" link and a student notebook that downloads; search finds
-"synchronisation". Screenshots of the home page and Day 03 go to
+"synchronisation". The Chinese edition (``/zh/``): every Day and the Student
+guide in Chinese, a language switch on every page of both, the Chinese search
+finds "同步" (a word jieba cut out of the index), and the leak scans read it
+too. Screenshots of the home page and Day 03, in both languages, go to
 ``screenshots/``.
 """
 
@@ -127,6 +130,29 @@ def test_the_build_without_solutions_holds_no_answer_code(sites):
         assert not leaked, f"{path}: {leaked[:3]}"
     day = (with_answers.out / "days" / "09_kernels.html").read_text(encoding="utf-8")
     assert "Show solution" in day and "gridsize" in day  # the answers are there
+    zh = (with_answers.out / "zh" / "days" / "09_kernels.html").read_text("utf-8")
+    assert "显示答案" in zh and "gridsize" in zh
+
+
+def test_the_chinese_edition_renders_the_same_days_in_chinese(sites):
+    for report in sites:
+        zh = report.out / "zh"
+        for lesson in LESSONS:
+            page = (zh / "days" / f"{lesson}.html").read_text(encoding="utf-8")
+            assert "学习目标" in page and "在 Colab 中打开" in page, lesson
+            assert f"notebooks-zh/{lesson}/{lesson}.ipynb" in page  # Colab: zh
+            assert 'class="course-lang"' in page and ">English</a>" in page
+            english = (report.out / "days" / f"{lesson}.html").read_text("utf-8")
+            assert ">中文</a>" in english
+            notebook = zh / "notebooks" / f"{lesson}.ipynb"
+            assert (
+                json.loads(notebook.read_text("utf-8"))["metadata"]["course"]["lang"]
+                == "zh_CN"
+            )
+        guide = (zh / "guides" / "student.html").read_text(encoding="utf-8")
+        assert "学生指南" in guide and "../../guides/running-a-class.html" in guide
+        index = (zh / "searchindex.js").read_text(encoding="utf-8")
+        assert json.dumps("同步")[1:-1] in index or "同步" in index  # jieba's words
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +236,27 @@ def test_every_page_loads_clean_with_alt_text_and_closed_solutions(served, page)
             assert fetched.status == 200 and b"nbformat" in fetched.read(), url
             if base == with_answers and lesson == "03_sync_trap":
                 page.screenshot(path=str(SHOTS / "site-day03.png"))
+
+
+@needs_chromium
+def test_the_chinese_pages_load_and_search_in_chinese(served, page):
+    fonts = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True)
+    assert fonts.stdout.strip(), "no CJK font: run `make browser` (fonts-noto-cjk)"
+    base = served[0]
+    for url, shot in (
+        ("zh/index.html", "site-zh-home"),
+        ("zh/days/03_sync_trap.html", "site-zh-day03"),
+    ):
+        assert _open(page, f"{base}/{url}") == [], url
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{shot}.png"))
+    page.get_by_text("English", exact=True).first.click()
+    page.wait_for_load_state("networkidle")
+    assert page.url.endswith("/days/03_sync_trap.html") and "/zh/" not in page.url
+    assert _open(page, f"{base}/zh/search.html?q=同步") == []
+    results = page.locator("#search-results li, ul.search li")
+    results.first.wait_for(timeout=60_000)
+    assert "同步陷阱" in " ".join(results.all_inner_texts())
 
 
 @needs_chromium
