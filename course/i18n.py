@@ -13,8 +13,9 @@ The language (:func:`language`), first found of:
    language of the notebook it grades);
 2. ``COURSE_LANG`` (``zh``, ``zh_CN``; any other value means English);
 3. the notebook's own language: Jupyter tells its kernel which notebook it
-   runs (``JPY_SESSION_NAME``), and the Chinese edition's notebooks say
-   ``"lang": "zh_CN"`` in their ``course`` metadata;
+   runs (``JPY_SESSION_NAME``; on Colab, the page is asked for its notebook
+   once), and the Chinese edition's notebooks say ``"lang": "zh_CN"`` in
+   their ``course`` metadata;
 4. English.
 """
 
@@ -25,6 +26,7 @@ import functools
 import gettext
 import json
 import os
+import sys
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -61,10 +63,23 @@ def _language_of_file(path: str, mtime: float) -> str:
         return "en"
 
 
+@functools.lru_cache(maxsize=1)
+def _colab_language() -> str:
+    """On Colab (which sets no ``JPY_SESSION_NAME``), the open notebook's
+    language, asked of the page once."""
+    try:
+        from google.colab import _message  # type: ignore[import-not-found]
+
+        reply = _message.blocking_request("get_ipynb", timeout_sec=10)
+        return notebook_language(reply["ipynb"])
+    except Exception:  # noqa: BLE001 - not Colab, or no answer: English
+        return "en"
+
+
 def _session_language() -> str:
     name = os.environ.get("JPY_SESSION_NAME", "")
     if not name.endswith(".ipynb"):
-        return "en"
+        return _colab_language() if "google.colab" in sys.modules else "en"
     for path in (Path(name), Path.cwd() / Path(name).name):
         try:
             return _language_of_file(str(path), path.stat().st_mtime)

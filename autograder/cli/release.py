@@ -86,9 +86,11 @@ def _editions_checked(
     from autograder.lessons import REPO_ROOT
     from autograder.lessons.catalogs import (
         LANGUAGES,
-        gaps as document_gaps,
         message_gaps,
         translated_documents,
+    )
+    from autograder.lessons.catalogs import (
+        gaps as document_gaps,
     )
     from autograder.publish.release import release_edition
 

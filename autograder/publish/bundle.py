@@ -61,6 +61,9 @@ On a machine with an NVIDIA GPU, also install CuPy for your CUDA version
 runs on the CPU and shows GPU figures recorded on real hardware, labelled with
 the hardware and the date.
 
+The same notebooks in Chinese are in `notebooks-zh/` (中文版: 每一课的讲解是中文的，
+代码、测试和评分与英文版相同); their checks' messages are in Chinese too.
+
 Each notebook has "Task N.M" cells: replace the stub with your code, then run
 the test cell after it, which says what to fix. Submit the notebook the way
 your instructor asked (the nbgrader assignment list, a learning platform, or
@@ -121,6 +124,7 @@ def _forbidden_text() -> dict[str, str]:
         visible_text(p.suffix, p.read_text(encoding="utf-8"))
         for p in [
             *(REPO_ROOT / "notebooks").rglob("*.ipynb"),
+            *(REPO_ROOT / "notebooks-zh").rglob("*.ipynb"),
             *(REPO_ROOT / "course").rglob("*.py"),
         ]
     )  # notebooks as their decoded strings: quotes unescaped
@@ -178,6 +182,8 @@ def build_bundle(out_dir: Path | None = None, log=print) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "gpu-course-student"
         shutil.copytree(REPO_ROOT / "notebooks", root / "notebooks")
+        if (REPO_ROOT / "notebooks-zh").is_dir():  # the Chinese edition
+            shutil.copytree(REPO_ROOT / "notebooks-zh", root / "notebooks-zh")
         shutil.copytree(
             REPO_ROOT / "course" / "recorded",
             root / "data" / "recorded",

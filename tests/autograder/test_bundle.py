@@ -19,9 +19,10 @@ def test_the_bundle_holds_what_a_student_needs_and_nothing_else(tmp_path):
         bundle.extractall(tmp_path / "x")
     root = tmp_path / "x" / "gpu-course-student"
     top = {n.split("/")[1] for n in names}
-    assert top == {"README.md", "notebooks", "data", "wheels"}
+    assert top == {"README.md", "notebooks", "notebooks-zh", "data", "wheels"}
     for lesson in lesson_names():
         assert f"gpu-course-student/notebooks/{lesson}/{lesson}.ipynb" in names
+        assert f"gpu-course-student/notebooks-zh/{lesson}/{lesson}.ipynb" in names
     assert any(n.startswith("gpu-course-student/data/recorded/") for n in names)
     (wheel,) = (root / "wheels").glob("gpu_course_student-*.whl")
     with zipfile.ZipFile(wheel) as w:

@@ -327,3 +327,36 @@ def test_the_student_guide_is_translated_and_its_drift_is_caught():
     catalog = catalogs.read("zh_CN", "guide-student")
     paragraph = next(b for b in catalogs.blocks(changed) if "do not open" in b)
     assert catalog.get(paragraph, context="guide-student") is None
+
+
+def test_on_colab_the_open_notebook_names_its_language(monkeypatch):
+    """Colab sets no ``JPY_SESSION_NAME``: the kernel asks the page for its
+    notebook (``google.colab._message``), once."""
+    import sys
+    import types
+
+    from course import i18n
+
+    zh = json.loads(
+        (REPO_ROOT / "notebooks-zh" / LESSON / f"{LESSON}.ipynb").read_text("utf-8")
+    )
+    asked = []
+
+    def blocking_request(kind, timeout_sec=None):
+        asked.append(kind)
+        return {"ipynb": zh}
+
+    message = types.SimpleNamespace(blocking_request=blocking_request)
+    colab = types.ModuleType("google.colab")
+    colab._message = message
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    monkeypatch.setitem(sys.modules, "google.colab._message", message)
+    monkeypatch.delenv("COURSE_LANG", raising=False)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    i18n._colab_language.cache_clear()
+    try:
+        assert i18n.language() == "zh_CN" and i18n.language() == "zh_CN"
+        assert asked == ["get_ipynb"]
+    finally:
+        i18n._colab_language.cache_clear()
