@@ -360,3 +360,14 @@ def test_on_colab_the_open_notebook_names_its_language(monkeypatch):
         assert asked == ["get_ipynb"]
     finally:
         i18n._colab_language.cache_clear()
+
+
+#: Words the glossary replaced: a catalog writes the glossary's term instead.
+_NOT_THE_GLOSSARY_S = {"批次": "批量", "性能剖析": "性能分析", "内核函数": "核函数"}
+
+
+@pytest.mark.parametrize("lesson", _TRANSLATED)
+def test_a_translation_uses_the_glossary_s_terms(lesson):
+    for entry in catalogs.read("zh_CN", lesson):
+        for variant, term in _NOT_THE_GLOSSARY_S.items():
+            assert variant not in (entry.string or ""), (lesson, variant, term)
