@@ -84,13 +84,17 @@ def source_path(name: str) -> Path:
 def translate_markdown(text: str, name: str, lang: str) -> str:
     """A :data:`DOCUMENTS` page's Markdown in ``lang``: each paragraph with a
     current translation replaced, code blocks as they are."""
-    catalog = read(lang, name)
+    return _translated(read(lang, name), text, name) + "\n"
+
+
+def _translated(catalog: Any, text: str, context: str) -> str:
+    """``text``'s paragraphs, each one with a current translation replaced."""
     shown = []
     for block in blocks(text):
-        entry = catalog.get(block, context=name)
+        entry = catalog.get(block, context=context)
         usable = entry is not None and entry.string and not entry.fuzzy
         shown.append(entry.string if usable else block)
-    return "\n\n".join(shown) + "\n"
+    return "\n\n".join(shown)
 
 
 def catalog_path(lang: str, lesson: str) -> Path:
@@ -191,12 +195,7 @@ def translate_notebook(nb: Any, lesson: str, lang: str) -> Any:
             continue
         if cell.cell_type != "markdown":
             continue
-        shown = []
-        for block in blocks(cell.source):
-            entry = catalog.get(block, context=lesson)
-            usable = entry is not None and entry.string and not entry.fuzzy
-            shown.append(entry.string if usable else block)
-        cell.source = "\n\n".join(shown)
+        cell.source = _translated(catalog, cell.source, lesson)
     meta = nb.metadata.setdefault("course", {})
     meta["lang"] = lang
     if isinstance(meta.get("release"), dict):  # the stamp names its edition
