@@ -63,29 +63,41 @@ def _language_of_file(path: str, mtime: float) -> str:
         return "en"
 
 
-@functools.lru_cache(maxsize=1)
+_COLAB: list[str] = []  # the language the Colab page gave, once it answered
+_LAST = ["en"]  # the last language a notebook named, for when it cannot be read
+
+
 def _colab_language() -> str:
     """On Colab (which sets no ``JPY_SESSION_NAME``), the open notebook's
-    language, asked of the page once."""
-    try:
-        from google.colab import _message  # type: ignore[import-not-found]
+    language, asked of the page until it answers once."""
+    if not _COLAB:
+        try:
+            from google.colab import _message  # type: ignore[import-not-found]
 
-        reply = _message.blocking_request("get_ipynb", timeout_sec=10)
-        return notebook_language(reply["ipynb"])
-    except Exception:  # noqa: BLE001 - not Colab, or no answer: English
-        return "en"
+            reply = _message.blocking_request("get_ipynb", timeout_sec=10)
+            _COLAB.append(notebook_language(reply["ipynb"]))
+        except Exception:  # noqa: BLE001 - no answer this time: English
+            return "en"
+    return _COLAB[0]
 
 
 def _session_language() -> str:
+    """The language of the notebook Jupyter says this kernel runs; where the
+    file cannot be read now (renamed, or the folder gone), the last one read."""
     name = os.environ.get("JPY_SESSION_NAME", "")
     if not name.endswith(".ipynb"):
         return _colab_language() if "google.colab" in sys.modules else "en"
-    for path in (Path(name), Path.cwd() / Path(name).name):
+    try:
+        candidates = [Path(name), Path.cwd() / Path(name).name]
+    except OSError:  # the working folder was removed
+        candidates = [Path(name)]
+    for path in candidates:
         try:
-            return _language_of_file(str(path), path.stat().st_mtime)
+            _LAST[0] = _language_of_file(str(path), path.stat().st_mtime)
+            return _LAST[0]
         except OSError:
             continue
-    return "en"
+    return _LAST[0]
 
 
 def language() -> str:

@@ -97,6 +97,12 @@ def _translated(catalog: Any, text: str, context: str) -> str:
     return "\n\n".join(shown)
 
 
+def edition_folder(lang: str) -> str:
+    """Where an edition's notebooks live: ``notebooks-zh`` for ``zh_CN``."""
+    short = next(k for k, v in LANGUAGES.items() if v == lang)
+    return f"notebooks-{short}"
+
+
 def catalog_path(lang: str, lesson: str) -> Path:
     return LOCALE / lang / "LC_MESSAGES" / f"{lesson}.po"
 
@@ -208,6 +214,7 @@ __all__ = [
     "Gap",
     "blocks",
     "catalog_path",
+    "edition_folder",
     "gaps",
     "paragraphs",
     "read",

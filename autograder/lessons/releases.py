@@ -65,10 +65,11 @@ class Release:
     def edition(self, lang: str) -> Path | None:
         """The released notebook of the ``lang`` edition (``zh_CN``), where
         this release keeps one: ``notebooks-zh/NN/NN.ipynb``."""
-        short = {"zh_CN": "zh"}.get(lang)
-        found = self.notebook_root / f"notebooks-{short}" / self.lesson
+        from autograder.lessons.catalogs import edition_folder
+
+        found = self.notebook_root / edition_folder(lang) / self.lesson
         found = found / f"{self.lesson}.ipynb"
-        return found if short and found.is_file() else None
+        return found if found.is_file() else None
 
     @property
     def cache(self) -> str | None:

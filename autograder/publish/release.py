@@ -151,6 +151,7 @@ def release_edition(
 
     code = LANGUAGES[lang]
     source = REPO_ROOT / "notebooks" if source is None else Path(source)
+    keep = out_dir is None  # the repository's edition: kept with its release
     out_dir = REPO_ROOT / f"notebooks-{lang}" if out_dir is None else Path(out_dir)
     names = [n for n in translated_lessons(code) if lessons is None or n in lessons]
     written, kept_out = [], []
@@ -169,7 +170,8 @@ def release_edition(
             target.unlink()
             raise LeakError(f"{target}: {'; '.join(problems)}")
         written.append(target)
-        keep_edition(target, name, lang)
+        if keep:
+            keep_edition(target, name, lang)
         log(f"released {name} in {lang} -> {target}")
     return written, kept_out
 
@@ -183,7 +185,7 @@ def keep_edition(notebook: Path, lesson: str, lang: str) -> Path | None:
 
     found = stamp_of(notebook)
     kept = RELEASES / lesson / str(found)
-    if found is None or not kept.is_dir() or notebook.parent.parent.parent != REPO_ROOT:
+    if found is None or not kept.is_dir():
         return None
     copy = kept / f"notebooks-{lang}" / lesson / notebook.name
     if not copy.is_file() or copy.read_bytes() != notebook.read_bytes():

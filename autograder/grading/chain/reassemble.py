@@ -230,20 +230,23 @@ def release_path(config: Any, assignment: str, notebook: str) -> Path:
     return Path(folder) / f"{notebook}.ipynb"
 
 
-def edition_release(english: Path, lesson: str, lang: str) -> Any:
-    """The released notebook of the ``lang`` edition beside ``english`` (the
-    course root's ``notebooks-zh/``, as the release kept it), else the
-    English one translated now from the course's catalogs, else the English
-    one: its code cells are the same in every edition."""
-    from autograder.lessons.catalogs import LANGUAGES, translate_notebook
+def edition_release(config: Any, assignment: str, notebook: str, lang: str) -> Any:
+    """The released notebook of the ``lang`` edition (the course root's
+    ``notebooks-zh/``, as the release kept it), else the English one
+    translated now from the course's catalogs, else the English one: its code
+    cells are the same in every edition."""
+    from nbgrader.coursedir import CourseDirectory
 
-    short = next((k for k, v in LANGUAGES.items() if v == lang), None)
-    kept = english.parent.parent.parent / f"notebooks-{short}" / lesson / english.name
-    if short and kept.is_file():
+    from autograder.lessons.catalogs import edition_folder, translate_notebook
+
+    english = release_path(config, assignment, notebook)
+    root = Path(CourseDirectory(config=config).root)
+    kept = root / edition_folder(lang) / assignment / english.name
+    if kept.is_file():
         return nbformat.read(kept, as_version=4)
     release = nbformat.read(english, as_version=4)
     try:
-        return translate_notebook(release, lesson, lang)
+        return translate_notebook(release, notebook, lang)
     except (ImportError, OSError):  # no catalogs on this machine
         return release
 
@@ -264,7 +267,9 @@ class Reassemble(NbGraderPreprocessor):
         if lang == "en":
             release = nbformat.read(path, as_version=4)
         else:
-            release = edition_release(path, info["assignment"], lang)
+            release = edition_release(
+                self.config, info["assignment"], info["notebook"], lang
+            )
         rebuilt, flags = reassemble(nb, release)
         answers = [(grade_id(c), c.source) for c in rebuilt.cells if is_answer(c)]
         rebuilt.metadata[META] = {"flags": flags, "review": scan_answers(answers)}

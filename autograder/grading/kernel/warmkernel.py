@@ -42,6 +42,7 @@ from autograder.grading.kernel.become import become_kernel
 from autograder.grading.kernel.forked import ForkedKernel, ready_client
 from autograder.grading.kernel.limits import kernel_env, limits_now
 from autograder.grading.referee.agent import FD_ENV
+from course.i18n import language
 from course.simlink import STORE_FD_ENV
 
 #: Modules imported once by the server. Order matters only for speed.
@@ -89,8 +90,9 @@ PRELOAD = (
 #: may have been read by a preloaded module at import time (thread counts,
 #: MPLBACKEND, COURSE_FORCE_CPU...), so a server only serves kernels whose
 #: environment is otherwise the one it was started with. The referee's
-#: descriptor number is the kernel's own (nothing reads it before the kernel).
-PER_KERNEL_ENV = ("JPY_", FD_ENV, STORE_FD_ENV)
+#: descriptor number is the kernel's own (nothing reads it before the kernel),
+#: and so is the language (course.i18n reads it when a message is written).
+PER_KERNEL_ENV = ("JPY_", FD_ENV, STORE_FD_ENV, "COURSE_LANG")
 
 _INLINE = "module://matplotlib_inline.backend_inline"
 
@@ -257,6 +259,10 @@ def manager_class() -> type:
             # from, whose environment block a child can still read in /proc).
             env = kernel_env(dict(kw.get("env") or os.environ))
             env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher
+            # The graded notebook's language (the grader's use_language), not
+            # that of a notebook the grader itself was started from.
+            env.pop("JPY_SESSION_NAME", None)
+            env["COURSE_LANG"] = language()
             fd: Any = self.referee_fd
             if fd >= 0:
                 env[FD_ENV] = str(fd)
