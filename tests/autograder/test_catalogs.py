@@ -385,3 +385,33 @@ def test_a_translation_uses_the_glossary_s_terms(lesson):
     for entry in entries:
         for variant, term in _NOT_THE_GLOSSARY_S.items():
             assert variant not in (entry.string or ""), (lesson, variant, term)
+
+
+def test_a_kept_release_keeps_its_chinese_edition(tmp_path):
+    """A zh notebook carries the English release's stamp, with its language;
+    the kept release holds that zh notebook, which a submission of it is
+    rebuilt on (and the jobs' course gets a copy of)."""
+    from autograder.grading.chain.reassemble import edition_release
+    from autograder.lessons.releases import RELEASES, Release, stamp_of
+
+    zh = REPO_ROOT / "notebooks-zh" / LESSON / f"{LESSON}.ipynb"
+    stamp = json.loads(zh.read_text(encoding="utf-8"))["metadata"]["course"]
+    assert stamp["release"]["lang"] == "zh_CN"
+    kept = Release(LESSON, RELEASES / LESSON / stamp_of(zh))
+    assert kept.edition("zh_CN").read_bytes() == zh.read_bytes()
+    assert Release(LESSON, tmp_path).edition("zh_CN") is None  # none kept there
+
+    from traitlets.config import Config
+
+    config = Config()  # a course root with the English release only
+    config.CourseDirectory.root = str(tmp_path)
+    config.CourseDirectory.release_directory = "notebooks"
+    english = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+    (tmp_path / "notebooks" / LESSON).mkdir(parents=True)
+    shutil.copyfile(english, tmp_path / "notebooks" / LESSON / english.name)
+    rebuilt = edition_release(config, LESSON, LESSON, "zh_CN")  # from the catalogs
+    assert "学习目标" in "".join(c.source for c in rebuilt.cells)
+    (tmp_path / "notebooks-zh" / LESSON).mkdir(parents=True)
+    shutil.copyfile(zh, tmp_path / "notebooks-zh" / LESSON / zh.name)
+    kept_copy = edition_release(config, LESSON, LESSON, "zh_CN")
+    assert kept_copy == nbformat.read(zh, as_version=4)
