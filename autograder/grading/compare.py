@@ -27,20 +27,20 @@ from typing import Any
 import numpy as np
 
 from autograder.grading.compare_values import (
-    _REVEAL,
     DEFAULT_POLICY,
     DEFAULT_TOLERANCE,
     FAILED,
     MESSAGE,
     PASS_FAIL,
     POLICIES,
+    REVEAL,
     VALUES,
-    _values_shown,
     compare_bound,
     complain,
     default_tolerance,
     differs,
     say,
+    values_shown,
 )
 from autograder.grading.result_nodes import BadResults
 from autograder.grading.result_nodes import array_of as _values
@@ -58,7 +58,7 @@ def _expected(want: dict, got: Any) -> str:
     """``want`` named in a type mismatch: by its value only where that is shown,
     or where the submission holds the same text already (``'cuda'``, a str)."""
     t = want.get("t")
-    if _values_shown() or t not in _KINDS:
+    if values_shown() or t not in _KINDS:
         return _show(want)
     same = isinstance(got, dict) and str(got.get("v")) == str(want.get("v"))
     return _show(want) if same else say("a {kind}", kind=_KINDS[t])
@@ -191,7 +191,7 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
                 tol,
             )
         if value != int(want["v"]):
-            if not _values_shown():
+            if not values_shown():
                 return complain(
                     label, "got {got}, which is not the int expected", got=value
                 )
@@ -208,7 +208,7 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
                 got=_show(got),
             )
         if got.get("v") != want.get("v"):
-            if not _values_shown():
+            if not values_shown():
                 return complain(
                     label,
                     "got {got}, which is not the {kind} expected",
@@ -320,7 +320,7 @@ def _compare_dicts(want: dict, got: dict, label: str, tol: Any) -> list[str]:
     problems: list[str] = []
     if missing:
         named = missing[:5]
-        if not _values_shown():  # a key that is not a name may be an answer
+        if not values_shown():  # a key that is not a name may be an answer
             texts = {_key_text(k) for k, _ in want["v"] if _is_str(k)}
             named = [k for k in missing if k in texts][:5]
         more = len(missing) - len(named)
@@ -363,13 +363,13 @@ def compare_results(want: Any, got: Any, reveal: str = DEFAULT_POLICY) -> list[s
             f"hidden-test feedback {reveal!r} is not a policy; use one of "
             + ", ".join(repr(p) for p in POLICIES)
         )
-    token = _REVEAL.set(reveal)
+    token = REVEAL.set(reveal)
     try:
         problems = compare(want, got, "results")
     except (BadResults, KeyError, TypeError, ValueError, IndexError) as exc:
         problems = [say("the results could not be read ({error})", error=exc)]
     finally:
-        _REVEAL.reset(token)
+        REVEAL.reset(token)
     return [FAILED] if problems and reveal == PASS_FAIL else problems
 
 

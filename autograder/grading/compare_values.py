@@ -2,11 +2,11 @@
 
 :mod:`autograder.grading.compare` compares results trees; this module holds
 what it shares with every message it writes: the feedback policies for hidden
-tests (and the one in force, :data:`_REVEAL`), the default tolerances, the
-description of how two arrays of numbers differ, and :func:`say`, which writes
-a message in the language of the notebook being graded
-(:func:`course.i18n.use_language`; the English template is the catalog's
-msgid).
+tests (and the one in force, :data:`REVEAL`), the default tolerances, the
+description of how two arrays of numbers differ, and :func:`complain`, one
+message about a value, written with :func:`course.i18n.say` (the English
+template is the catalog's msgid; the grader sets the graded notebook's
+language around the chain with :func:`course.i18n.use_language`).
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ POLICIES = (PASS_FAIL, MESSAGE, VALUES)
 DEFAULT_POLICY = MESSAGE
 #: The one message :data:`PASS_FAIL` gives.
 FAILED = "failed"
-_REVEAL: ContextVar[str] = ContextVar("reveal", default=DEFAULT_POLICY)
+REVEAL: ContextVar[str] = ContextVar("reveal", default=DEFAULT_POLICY)
 
 #: Default (rtol, atol) per floating dtype kind and size.
 DEFAULT_TOLERANCE = {2: (1e-2, 1e-3), 4: (1e-5, 1e-6), 8: (1e-9, 1e-12)}
 
 
-def _values_shown() -> bool:
-    return _REVEAL.get() == VALUES
+def values_shown() -> bool:
+    return REVEAL.get() == VALUES
 
 
 def complain(label: str, template: str, **fields: Any) -> list[str]:
@@ -101,7 +101,7 @@ def differs(want: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> str:
     bad = np.argwhere(~ok)
     first = tuple(int(i) for i in bad[0])
     counts = {"count": int((~ok).sum()), "size": want.size, "rtol": rtol, "atol": atol}
-    if not _values_shown():  # the submission's values, never the reference's
+    if not values_shown():  # the submission's values, never the reference's
         yours = (got[first] if want.ndim else got).item()
         if not want.ndim:
             return say(

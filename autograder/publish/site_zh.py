@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.lessons import REPO_ROOT, write_notebook
+from autograder.publish.site_pages import GUIDES
 
 LANG, FOLDER = "zh_CN", "zh"
 #: The links cell's words (autograder/publish/site.py), in Chinese.
@@ -113,12 +114,8 @@ _GUIDES = (
     "[学生指南](guides/student.md)是中文的；其他指南只有英文版："
     + "、".join(
         f'<a href="../guides/{stem}.html">{title}</a>'
-        for stem, title in (
-            ("instructor", "Instructor guide"),
-            ("running-a-class", "Running a class"),
-            ("reference", "Reference"),
-            ("measurements", "Measurements"),
-        )
+        for stem, title in GUIDES
+        if stem != "student"  # the one guide in Chinese
     )
     + "。"
 )
