@@ -13,10 +13,8 @@ GPU's driver would see it:
   copy, with its bytes; a download is also a **sync**;
 * a **sync** for an error, which CUDA reports at the next synchronisation,
   and for an op whose result's shape depends on the data (``nonzero``,
-  ``unique``, a boolean mask): CuPy waits for the GPU to size the result.
-  Those are kept apart as *implicit* syncs: the course's counters on a real
-  GPU see only the explicit reads, so the Days' budgets judge those alone,
-  here as there (:attr:`course.sync.SyncCounter.implicit_count` shows them).
+  ``unique``, a boolean mask): CuPy waits for the GPU to size the result
+  (the rule of :mod:`course.syncrules`, which the store reads).
 
 It runs only the ops of its allow-list (:data:`FUNCTIONS`, :data:`METHODS`,
 NumPy's ufuncs). Copies, syncs and errors are also kept as events (kind, op,
@@ -42,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from course.simlink import decode, encode, receive, send
+from course.syncrules import STORE_SIZE
 
 _NAMESPACES = {
     "numpy": np,
@@ -95,11 +94,8 @@ OBJECT_METHODS = frozenset(
     "standard_normal standard_t triangular uniform vonmises wald weibull zipf "
     "rand randn randint random_sample seed spawn".split()
 )
-#: Ops whose result's shape depends on the data: the host waits for it.
-DATA_DEPENDENT = frozenset(
-    "nonzero flatnonzero argwhere unique compress extract trim_zeros "
-    "unique_values unique_counts unique_inverse unique_all".split()
-)
+#: Ops whose result size depends on the data (:mod:`course.syncrules`).
+DATA_DEPENDENT = STORE_SIZE
 _MAX_EVENTS = 200_000
 
 
@@ -164,8 +160,6 @@ class Store:
     # Counts.
     def _event(self, kind: str, op: str, nbytes: int, where: str) -> None:
         self.counts[kind] += 1
-        if kind == "implicit-sync":  # a sync all the same, for the totals
-            self.counts["sync"] += 1
         if kind in ("upload", "download"):
             self.counts[f"{kind}_bytes"] += int(nbytes)
         self.by_op[f"{kind}:{op}"] += 1
@@ -180,7 +174,7 @@ class Store:
         name = op.rsplit(".", 1)[-1]
         mask = any(isinstance(v, np.ndarray) and v.dtype == bool for v in values)
         if name in DATA_DEPENDENT or (op == "getitem" and mask):
-            self._event("implicit-sync", op, 0, "")
+            self._event("sync", f"{op} (data-dependent size)", 0, "")
 
     def _wrote(self, key: Any) -> None:
         key = bytes(key)

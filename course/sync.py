@@ -138,6 +138,9 @@ class SyncCounter:
         self._waits = 0  # synchronisations so far: a queued copy arrives at the next
         #: each use of a queued copy home before a wait (on a GPU: garbage)
         self.early_reads: list[SyncEvent] = []
+        #: copies to the device that moved a module built in the block (a
+        #: test's ``make_model()``): setup, not counted
+        self.setup: list[SyncEvent] = []
 
     @property
     def events(self) -> list[SyncEvent]:
@@ -149,13 +152,6 @@ class SyncCounter:
     def count(self) -> int:
         """Number of synchronising calls counted so far."""
         return len(self.events)
-
-    @property
-    def implicit_count(self) -> int:
-        """Syncs the simulated GPU made to size a data-dependent result (a
-        boolean mask, ``nonzero``): not in :attr:`count`, as CuPy's own
-        waits are not seen by the counter on a real GPU."""
-        return len(self._window.events(("implicit-sync",)))
 
     @property
     def torch_count(self) -> int:
@@ -177,11 +173,21 @@ class SyncCounter:
         host tensor is one made on the host in the block (see the module)."""
         return [(kind, event.op, event.where) for kind, event in self._timeline]
 
-    def _upload(self, queued: bool, from_pinned: bool) -> None:
-        """A copy to the device was issued (it is not a synchronisation)."""
-        op = "Tensor.to(device, non_blocking=True)" if queued else "Tensor.to(device)"
-        op += " from pinned memory" if from_pinned else ""
-        self._timeline.append(("upload", SyncEvent(op, caller())))
+    def _upload(self, queued: bool, from_pinned: bool, op: str | None = None) -> None:
+        """A copy to the device was issued: an upload in the timeline and,
+        without ``non_blocking=True``, a synchronisation (torch's ``copy_``
+        waits for it: :mod:`course.syncrules`). A move of a module built in
+        the block is the test's setup, kept apart (:attr:`setup`)."""
+        if op is None:
+            op = "Tensor.to(device, non_blocking=True)" if queued else "Tensor.to(device)"
+            op += " from pinned memory" if from_pinned else ""
+        event = SyncEvent(op, caller())
+        if getattr(self._local, "setup", 0):
+            self.setup.append(event)
+            return
+        self._timeline.append(("upload", event))
+        if not queued:
+            self._record(op, None)
 
     def on_device(self, tensor: torch.Tensor) -> bool:
         """Whether ``tensor`` lives on the device: its real device on a GPU
@@ -271,6 +277,7 @@ class SyncCounter:
             SyncCounter._active.append(self)
         self._patch_from_numpy()
         self._patch_waits()
+        self._patch_modules()
         cupy = sys.modules.get("cupy")
         if cupy is not None:
             for name in _CUPY_METHODS:
@@ -295,6 +302,36 @@ class SyncCounter:
 
         self._patches.append((torch, "from_numpy", original, True))
         torch.from_numpy = from_numpy
+
+    def _patch_modules(self) -> None:
+        """A module built in the block is the block's own: its moves to the
+        device (``nn.Module.to``, ``.cuda()``) are setup (:mod:`course.syncrules`)."""
+        module = torch.nn.Module
+        counter = self
+        init, to, cuda = module.__init__, module.to, module.cuda
+
+        @functools.wraps(init)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            init(self, *args, **kwargs)
+            object.__setattr__(self, "_course_built_in", id(counter))
+
+        def moving(original: Callable[..., Any]) -> Callable[..., Any]:
+            @functools.wraps(original)
+            def move(self: Any, *args: Any, **kwargs: Any) -> Any:
+                own = self.__dict__.get("_course_built_in") == id(counter)
+                before = getattr(counter._local, "setup", 0)
+                counter._local.setup = before + own
+                try:
+                    return original(self, *args, **kwargs)
+                finally:
+                    counter._local.setup = before
+
+            return move
+
+        for name, original, new in (("__init__", init, __init__),
+                                    ("to", to, moving(to)), ("cuda", cuda, moving(cuda))):
+            self._patches.append((module, name, original, True))
+            setattr(module, name, new)
 
     def _patch_waits(self) -> None:
         """``torch.cuda.synchronize()`` is one synchronisation; on a

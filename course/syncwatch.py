@@ -13,19 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from course.syncrules import COPYING_FACTORIES, READS, size_sync
 from course.transfers import host_target, non_blocking, pinned
 
 if TYPE_CHECKING:
     from course.sync import SyncCounter
 
-#: Tensor methods that hand a value to Python: one sync when the tensor is on
-#: the device. ``__array__`` is ``numpy.asarray(t)``; ``__contains__`` (``x in
-#: t``) calls ``.item()``; ``__repr__`` and ``__format__`` are ``print(t)``
-#: and ``f"{t}"``.
-_TORCH_READS = frozenset(
-    "item numpy tolist __array__ __float__ __int__ __complex__ __bool__ "
-    "__index__ __contains__ __repr__ __format__".split()
-)
+#: Calls that hand a value to Python: one sync when the tensor is on the
+#: device (the table: :mod:`course.syncrules`).
+_TORCH_READS = READS
 #: Calls that read no value: a write fills a tensor; metadata lives on the host.
 _NOT_READS = frozenset(
     "copy_ __setitem__ __get__ size dim numel stride element_size is_pinned "
@@ -61,18 +57,26 @@ class _Watch(torch.overrides.TorchFunctionMode):
         read = args[1:] if name in _TORCH_WRITES else args  # a write reads its source
         if name not in _NOT_READS or name in _TORCH_WRITES:
             counter._check_finished(name, _tensors(read) + _tensors(kwargs))
+        sized = size_sync(name, args, kwargs)
+        if sized and any(counter.on_device(t) for t in _tensors(args) + _tensors(kwargs)):
+            counter._record(sized, first)
         if name in _TORCH_READS and isinstance(first, torch.Tensor):
             if counter.on_device(first):
-                counter._record(f"Tensor.{name}", first)
+                op = f"Tensor.{name}" if name not in _FUNCTIONS else f"torch.{name}"
+                counter._record(op, first)
             return func(*args, **kwargs)
-        if name in ("cpu", "to") and isinstance(first, torch.Tensor):
-            home = name == "cpu" or host_target(args[1:], kwargs, counter.simulated)
+        if name in ("cpu", "to", "cuda") and isinstance(first, torch.Tensor):
+            if name == "cuda":
+                home: bool | None = False
+            else:
+                home = name == "cpu" or host_target(args[1:], kwargs, counter.simulated)
             queued = home and counter.on_device(first) and non_blocking(args, kwargs)
             if home and counter.on_device(first) and not queued:
                 op = "Tensor.cpu" if name == "cpu" else "Tensor.to(cpu)"
                 counter._record(op, first)
             if home is False and not counter.on_device(first):
-                counter._upload(non_blocking(args, kwargs), pinned(first))
+                counter._upload(non_blocking(args[1:], kwargs), pinned(first),
+                                "Tensor.cuda" if name == "cuda" else None)
             out = func(*args, **kwargs)
             if home is None:  # a dtype only: it stays where it was
                 return counter._placed(out, counter.on_device(first))
@@ -85,8 +89,17 @@ class _Watch(torch.overrides.TorchFunctionMode):
             queued = into_host and non_blocking(args[2:], kwargs) and pinned(first)
             if into_host and not queued:
                 counter._record(f"Tensor.{name} (device to host)", source[0])
+            host_source = [t for t in _tensors(args[1:]) if not counter.on_device(t)]
+            if name == "copy_" and counter.on_device(first) and host_source:
+                counter._upload(non_blocking(args[2:], kwargs), pinned(host_source[0]),
+                                "Tensor.copy_ (host to device)")
             out = func(*args, **kwargs)
             return counter._queued(first, queued) if queued else out
+        if name in COPYING_FACTORIES and kwargs.get("device") is not None:
+            data = args[0] if args else kwargs.get("data")
+            if host_target((), {"device": kwargs["device"]}, counter.simulated) is False:
+                if not (isinstance(data, torch.Tensor) and counter.on_device(data)):
+                    counter._upload(False, False, f"torch.{name}(device=...)")
         out = func(*args, **kwargs)
         if counter.simulated:
             inputs = _tensors(args) + _tensors(kwargs)
@@ -98,6 +111,10 @@ class _Watch(torch.overrides.TorchFunctionMode):
                 for tensor in _tensors(out):
                     _tag(tensor)
         return out
+
+
+#: Reads that are torch functions, not Tensor methods (reported as ``torch.NAME``).
+_FUNCTIONS = frozenset({"equal", "allclose", "is_nonzero"})
 
 
 def _tag(tensor: torch.Tensor, name: str = _HOST_TAG, value: Any = True) -> None:

@@ -156,17 +156,26 @@ def pinned(tensor: Any) -> bool:
 
 
 def host_target(args: tuple, kwargs: dict, simulated: bool) -> bool | None:
-    """Whether ``.to(...)``'s arguments name the host (True), a device (False),
-    or no device at all (None: a dtype, say). The string ``"cpu"`` names the
-    host; on a simulated GPU a ``torch.device`` object is the lesson's
-    ``device``, which stands for the GPU there."""
+    """Whether ``.to(...)``'s arguments name the host (True), a GPU (False),
+    or neither (None: a dtype, say, or the ``meta`` device). The string
+    ``"cpu"`` names the host; on a simulated GPU a ``torch.device`` object is
+    the lesson's ``device``, which stands for the GPU there."""
     import torch
 
     target = kwargs.get("device", args[0] if args else None)
-    if isinstance(target, str):
-        return torch.device(target).type == "cpu"
+    if isinstance(target, (str, int)) and not isinstance(target, bool):
+        target = torch.device(target) if isinstance(target, str) else None
+        if target is None:  # an int: a CUDA device's index
+            return False
+        if target.type == "cpu":
+            return True
+        return False if target.type in ("cuda", "mps", "xpu") else None
     if isinstance(target, torch.device):
-        return not simulated and target.type == "cpu"
+        if simulated:
+            return False
+        if target.type == "cpu":
+            return True
+        return False if target.type in ("cuda", "mps", "xpu") else None
     return None
 
 

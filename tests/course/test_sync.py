@@ -198,7 +198,7 @@ def test_host_tensors_made_in_the_block_cost_nothing_to_read():
         torch.from_numpy(np.ones(3)).tolist()
         torch.zeros(2).to("cpu")
         moved = torch.ones(2).to(torch.device("cpu"))  # the lesson's `device`
-    assert counter.count == 0
+    assert counter.by_op() == {"Tensor.to(device)": 1}  # the upload waits, no read
     assert counter.on_device(moved)
     assert torch.from_numpy is original
 
@@ -281,16 +281,17 @@ def test_the_timeline_keeps_uploads_and_syncs_in_order_on_a_simulated_gpu():
     with SyncCounter(simulate=True) as syncs:
         host = [torch.ones(4) * k for k in range(3)]  # made on the host
         _steps((b.to(device) for b in host), device)
-    assert [kind for kind, _, _ in syncs.timeline] == ["upload", "sync"] * 3
-    assert syncs.timeline[0][1] == "Tensor.to(device)"
-    assert syncs.timeline[1][1] == "Tensor.item"
+    # a blocking upload waits for its copy: an upload, then its sync
+    assert [kind for kind, _, _ in syncs.timeline] == ["upload", "sync", "sync"] * 3
+    assert syncs.timeline[0][1] == syncs.timeline[1][1] == "Tensor.to(device)"
+    assert syncs.timeline[2][1] == "Tensor.item"
     with SyncCounter(simulate=True) as syncs:
         host = [torch.ones(4) * k for k in range(3)]
         _steps(_prefetched(host, device), device)
     kinds = [kind for kind, _, _ in syncs.timeline]
     assert kinds == ["upload", "upload", "sync", "upload", "sync", "sync"]
     assert syncs.timeline[0][1] == "Tensor.to(device, non_blocking=True)"
-    assert syncs.count == 3  # uploads are not synchronisations
+    assert syncs.count == 3  # queued uploads are not synchronisations
 
 
 def test_a_device_tensor_moved_again_is_not_an_upload():
@@ -299,4 +300,4 @@ def test_a_device_tensor_moved_again_is_not_an_upload():
         on_device = on_device.to(torch.device("cpu"))  # an upload, once
         on_device.to(torch.device("cpu"))  # already there
         on_device.to(torch.float64)  # a dtype only
-    assert [kind for kind, _, _ in syncs.timeline] == ["upload"]
+    assert [kind for kind, _, _ in syncs.timeline] == ["upload", "sync"]
