@@ -179,7 +179,11 @@ class SyncCounter:
         waits for it: :mod:`course.syncrules`). A move of a module built in
         the block is the test's setup, kept apart (:attr:`setup`)."""
         if op is None:
-            op = "Tensor.to(device, non_blocking=True)" if queued else "Tensor.to(device)"
+            op = (
+                "Tensor.to(device, non_blocking=True)"
+                if queued
+                else "Tensor.to(device)"
+            )
             op += " from pinned memory" if from_pinned else ""
         event = SyncEvent(op, caller())
         if getattr(self._local, "setup", 0):
@@ -328,8 +332,11 @@ class SyncCounter:
 
             return move
 
-        for name, original, new in (("__init__", init, __init__),
-                                    ("to", to, moving(to)), ("cuda", cuda, moving(cuda))):
+        for name, original, new in (
+            ("__init__", init, __init__),
+            ("to", to, moving(to)),
+            ("cuda", cuda, moving(cuda)),
+        ):
             self._patches.append((module, name, original, True))
             setattr(module, name, new)
 

@@ -44,9 +44,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-_COPY_CU = "PyTorch aten/src/ATen/native/cuda/Copy.cu (copy_kernel_cuda: memcpy_and_sync)"
+_COPY_CU = (
+    "PyTorch aten/src/ATen/native/cuda/Copy.cu (copy_kernel_cuda: memcpy_and_sync)"
+)
 _NONZERO = "PyTorch aten/src/ATen/native/cuda/Nonzero.cu (the count is copied home)"
-_INDEX = "PyTorch aten/src/ATen/native/TensorAdvancedIndexing.cpp (a bool index is expanded with nonzero)"
+_INDEX = (
+    "PyTorch aten/src/ATen/native/TensorAdvancedIndexing.cpp "
+    "(a bool index is expanded with nonzero)"
+)
 _REC = "recorded: docs/gpu-runs/2026-12-04-nvidia-h200/extras.json, sync_check"
 
 
@@ -66,54 +71,127 @@ RULES: tuple[SyncRule, ...] = (
     SyncRule("Tensor.__int__", "read", "PyTorch: calls item()", "int"),
     SyncRule("Tensor.__bool__", "read", f"{_REC} (if_tensor)", "if_tensor"),
     SyncRule("Tensor.tolist", "read", f"{_REC} (tolist)", "tolist"),
-    SyncRule("Tensor.__repr__", "read", f"{_REC} (print_repr: one per element read)",
-             "print_repr"),
+    SyncRule(
+        "Tensor.__repr__",
+        "read",
+        f"{_REC} (print_repr: one per element read)",
+        "print_repr",
+    ),
     SyncRule("Tensor.__format__", "read", "PyTorch: formats via item()/repr", "format"),
-    SyncRule("Tensor.__contains__", "read", "PyTorch torch/_tensor.py: (elem == self).any().item()",
-             "contains"),
-    SyncRule("Tensor.numpy", "read", "PyTorch: a CUDA tensor refuses .numpy(); after .cpu()", "cpu"),
+    SyncRule(
+        "Tensor.__contains__",
+        "read",
+        "PyTorch torch/_tensor.py: (elem == self).any().item()",
+        "contains",
+    ),
+    SyncRule(
+        "Tensor.numpy",
+        "read",
+        "PyTorch: a CUDA tensor refuses .numpy(); after .cpu()",
+        "cpu",
+    ),
     SyncRule("torch.equal", "read", "PyTorch: answers a Python bool (item())", "equal"),
-    SyncRule("torch.allclose", "read", "PyTorch: answers a Python bool (item())", "allclose"),
-    SyncRule("torch.is_nonzero", "read", "PyTorch: answers a Python bool (item())", "is_nonzero"),
+    SyncRule(
+        "torch.allclose", "read", "PyTorch: answers a Python bool (item())", "allclose"
+    ),
+    SyncRule(
+        "torch.is_nonzero",
+        "read",
+        "PyTorch: answers a Python bool (item())",
+        "is_nonzero",
+    ),
     SyncRule("Tensor.cpu", "home", f"{_COPY_CU}; {_REC} (cpu)", "cpu"),
     SyncRule("Tensor.to(cpu)", "home", _COPY_CU, "to_cpu"),
     SyncRule("Tensor.copy_ (device to host)", "home", _COPY_CU, "copy_home"),
-    SyncRule("Tensor.to(device)", "upload", f"{_COPY_CU}; {_REC} (pageable_h2d)",
-             "pageable_h2d"),
+    SyncRule(
+        "Tensor.to(device)",
+        "upload",
+        f"{_COPY_CU}; {_REC} (pageable_h2d)",
+        "pageable_h2d",
+    ),
     SyncRule("Tensor.to(device) from pinned memory", "upload", _COPY_CU, "pinned_h2d"),
     SyncRule("Tensor.copy_ (host to device)", "upload", _COPY_CU, "copy_upload"),
     SyncRule("Tensor.cuda", "upload", _COPY_CU, "cuda_method"),
-    SyncRule("torch.tensor(device=...)", "upload",
-             "PyTorch torch/csrc/utils/tensor_new.cpp (built on the host, then .to(device))",
-             "tensor_on_device"),
-    SyncRule("torch.as_tensor(device=...)", "upload",
-             "PyTorch torch/csrc/utils/tensor_new.cpp (as torch.tensor)", "as_tensor_on_device"),
-    SyncRule("Tensor[bool mask]", "size", f"{_INDEX}; {_REC} (bool_mask_index)",
-             "bool_mask_index"),
-    SyncRule("Tensor[bool mask] = value", "size", f"{_INDEX} (index_put_)", "bool_mask_write"),
+    SyncRule(
+        "torch.tensor(device=...)",
+        "upload",
+        "PyTorch torch/csrc/utils/tensor_new.cpp (built on the host, then .to(device))",
+        "tensor_on_device",
+    ),
+    SyncRule(
+        "torch.as_tensor(device=...)",
+        "upload",
+        "PyTorch torch/csrc/utils/tensor_new.cpp (as torch.tensor)",
+        "as_tensor_on_device",
+    ),
+    SyncRule(
+        "Tensor[bool mask]",
+        "size",
+        f"{_INDEX}; {_REC} (bool_mask_index)",
+        "bool_mask_index",
+    ),
+    SyncRule(
+        "Tensor[bool mask] = value", "size", f"{_INDEX} (index_put_)", "bool_mask_write"
+    ),
     SyncRule("torch.nonzero", "size", f"{_NONZERO}; {_REC} (nonzero)", "nonzero"),
     SyncRule("torch.argwhere", "size", f"{_NONZERO} (argwhere is nonzero)", "argwhere"),
-    SyncRule("torch.where(condition)", "size", f"{_NONZERO} (one-argument where is nonzero)",
-             "where_one_arg"),
-    SyncRule("torch.masked_select", "size",
-             "PyTorch aten/src/ATen/native/TensorAdvancedIndexing.cpp (masked_select_out)",
-             "masked_select"),
-    SyncRule("torch.unique", "size", "PyTorch aten/src/ATen/native/cuda/Unique.cu", "unique"),
-    SyncRule("torch.unique_consecutive", "size", "PyTorch aten/src/ATen/native/cuda/Unique.cu",
-             "unique_consecutive"),
-    SyncRule("torch.repeat_interleave (no output_size)", "size",
-             "PyTorch aten/src/ATen/native/Repeat.cpp (sums repeats on the host)",
-             "repeat_interleave"),
-    SyncRule("torch.bincount", "size",
-             "PyTorch aten/src/ATen/native/cuda/SummaryOps.cu (reads the max)", "bincount"),
-    SyncRule("torch.cuda.synchronize", "wait", "CUDA cudaDeviceSynchronize", "synchronize"),
-    SyncRule("Tensor.to(cpu, non_blocking=True)", "none",
-             f"{_COPY_CU} (queued); {_REC} (to_cpu_nonblocking)", "to_cpu_nonblocking"),
-    SyncRule("Tensor.to(device, non_blocking=True)", "none", _COPY_CU, "nonblocking_h2d"),
-    SyncRule("device-only math", "none", f"{_REC} (device_only_math)", "device_only_math"),
-    SyncRule("torch.where(condition, x, y)", "none", "PyTorch: an elementwise kernel",
-             "where_three_args"),
-    SyncRule("Tensor.masked_fill", "none", "PyTorch: an elementwise kernel", "masked_fill"),
+    SyncRule(
+        "torch.where(condition)",
+        "size",
+        f"{_NONZERO} (one-argument where is nonzero)",
+        "where_one_arg",
+    ),
+    SyncRule(
+        "torch.masked_select",
+        "size",
+        "PyTorch aten/src/ATen/native/TensorAdvancedIndexing.cpp (masked_select_out)",
+        "masked_select",
+    ),
+    SyncRule(
+        "torch.unique", "size", "PyTorch aten/src/ATen/native/cuda/Unique.cu", "unique"
+    ),
+    SyncRule(
+        "torch.unique_consecutive",
+        "size",
+        "PyTorch aten/src/ATen/native/cuda/Unique.cu",
+        "unique_consecutive",
+    ),
+    SyncRule(
+        "torch.repeat_interleave (no output_size)",
+        "size",
+        "PyTorch aten/src/ATen/native/Repeat.cpp (sums repeats on the host)",
+        "repeat_interleave",
+    ),
+    SyncRule(
+        "torch.bincount",
+        "size",
+        "PyTorch aten/src/ATen/native/cuda/SummaryOps.cu (reads the max)",
+        "bincount",
+    ),
+    SyncRule(
+        "torch.cuda.synchronize", "wait", "CUDA cudaDeviceSynchronize", "synchronize"
+    ),
+    SyncRule(
+        "Tensor.to(cpu, non_blocking=True)",
+        "none",
+        f"{_COPY_CU} (queued); {_REC} (to_cpu_nonblocking)",
+        "to_cpu_nonblocking",
+    ),
+    SyncRule(
+        "Tensor.to(device, non_blocking=True)", "none", _COPY_CU, "nonblocking_h2d"
+    ),
+    SyncRule(
+        "device-only math", "none", f"{_REC} (device_only_math)", "device_only_math"
+    ),
+    SyncRule(
+        "torch.where(condition, x, y)",
+        "none",
+        "PyTorch: an elementwise kernel",
+        "where_three_args",
+    ),
+    SyncRule(
+        "Tensor.masked_fill", "none", "PyTorch: an elementwise kernel", "masked_fill"
+    ),
 )
 
 #: ``func.__name__`` of the Tensor methods that hand a value to Python
@@ -159,7 +237,11 @@ def size_sync(name: str, args: tuple, kwargs: dict) -> str | None:
     if name == "repeat_interleave" and kwargs.get("output_size") is None:
         import torch
 
-        repeats = args[1] if len(args) > 1 else kwargs.get("repeats", args[0] if args else None)
+        repeats = (
+            args[1]
+            if len(args) > 1
+            else kwargs.get("repeats", args[0] if args else None)
+        )
         if isinstance(repeats, torch.Tensor):
             return "torch.repeat_interleave (no output_size)"
     if name == "__getitem__" and len(args) > 1 and _bool_index(args[1]):
@@ -178,5 +260,12 @@ def rows() -> list[dict[str, str]]:
     ]
 
 
-__all__ = ["COPYING_FACTORIES", "READS", "RULES", "STORE_SIZE", "SyncRule",
-           "rows", "size_sync"]
+__all__ = [
+    "COPYING_FACTORIES",
+    "READS",
+    "RULES",
+    "STORE_SIZE",
+    "SyncRule",
+    "rows",
+    "size_sync",
+]

@@ -58,7 +58,9 @@ class _Watch(torch.overrides.TorchFunctionMode):
         if name not in _NOT_READS or name in _TORCH_WRITES:
             counter._check_finished(name, _tensors(read) + _tensors(kwargs))
         sized = size_sync(name, args, kwargs)
-        if sized and any(counter.on_device(t) for t in _tensors(args) + _tensors(kwargs)):
+        if sized and any(
+            counter.on_device(t) for t in _tensors(args) + _tensors(kwargs)
+        ):
             counter._record(sized, first)
         if name in _TORCH_READS and isinstance(first, torch.Tensor):
             if counter.on_device(first):
@@ -75,8 +77,11 @@ class _Watch(torch.overrides.TorchFunctionMode):
                 op = "Tensor.cpu" if name == "cpu" else "Tensor.to(cpu)"
                 counter._record(op, first)
             if home is False and not counter.on_device(first):
-                counter._upload(non_blocking(args[1:], kwargs), pinned(first),
-                                "Tensor.cuda" if name == "cuda" else None)
+                counter._upload(
+                    non_blocking(args[1:], kwargs),
+                    pinned(first),
+                    "Tensor.cuda" if name == "cuda" else None,
+                )
             out = func(*args, **kwargs)
             if home is None:  # a dtype only: it stays where it was
                 return counter._placed(out, counter.on_device(first))
@@ -91,13 +96,19 @@ class _Watch(torch.overrides.TorchFunctionMode):
                 counter._record(f"Tensor.{name} (device to host)", source[0])
             host_source = [t for t in _tensors(args[1:]) if not counter.on_device(t)]
             if name == "copy_" and counter.on_device(first) and host_source:
-                counter._upload(non_blocking(args[2:], kwargs), pinned(host_source[0]),
-                                "Tensor.copy_ (host to device)")
+                counter._upload(
+                    non_blocking(args[2:], kwargs),
+                    pinned(host_source[0]),
+                    "Tensor.copy_ (host to device)",
+                )
             out = func(*args, **kwargs)
             return counter._queued(first, queued) if queued else out
         if name in COPYING_FACTORIES and kwargs.get("device") is not None:
             data = args[0] if args else kwargs.get("data")
-            if host_target((), {"device": kwargs["device"]}, counter.simulated) is False:
+            if (
+                host_target((), {"device": kwargs["device"]}, counter.simulated)
+                is False
+            ):
                 if not (isinstance(data, torch.Tensor) and counter.on_device(data)):
                     counter._upload(False, False, f"torch.{name}(device=...)")
         out = func(*args, **kwargs)
