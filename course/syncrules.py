@@ -41,6 +41,7 @@ and moved inside it counts, as torch reports.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,6 +253,55 @@ def size_sync(name: str, args: tuple, kwargs: dict) -> str | None:
     return None
 
 
+def patterns(torch: Any, device: Any) -> dict[str, Callable[[], Any]]:
+    """One call per rule of :data:`course.syncrules.RULES`, by its pattern
+    name. On a CPU (the simulated GPU replays them) the patterns that need
+    CUDA (pinned memory, ``.cuda()``, ``torch.cuda.synchronize``) are left out."""
+    t = torch.arange(1000, device=device, dtype=torch.float32)
+    ints = torch.arange(10, device=device) % 3
+    into = torch.empty(1000, device=device)
+    found = {
+        "item": lambda: t.sum().item(),
+        "float": lambda: float(t.sum()),
+        "int": lambda: int(t.sum()),
+        "cpu": lambda: t.cpu(),
+        "to_cpu": lambda: t.to("cpu"),
+        "copy_home": lambda: torch.ones(1000).copy_(t),
+        "tolist": lambda: t[:3].tolist(),
+        "print_repr": lambda: repr(t[:3]),
+        "format": lambda: f"{t.sum():.2f}",
+        "contains": lambda: 3.0 in t,
+        "equal": lambda: torch.equal(t, t),
+        "allclose": lambda: torch.allclose(t, t),
+        "is_nonzero": lambda: torch.is_nonzero(t.sum()),
+        "if_tensor": lambda: bool(t.sum() > 0),
+        "bool_mask_index": lambda: t[t > 500],
+        "bool_mask_write": lambda: t.clone().__setitem__(t > 500, 0.0),
+        "nonzero": lambda: torch.nonzero(t > 500),
+        "argwhere": lambda: torch.argwhere(t > 500),
+        "where_one_arg": lambda: torch.where(t > 500),
+        "masked_select": lambda: torch.masked_select(t, t > 500),
+        "unique": lambda: torch.unique(ints),
+        "unique_consecutive": lambda: torch.unique_consecutive(ints),
+        "repeat_interleave": lambda: torch.repeat_interleave(ints, ints),
+        "bincount": lambda: torch.bincount(ints),
+        "to_cpu_nonblocking": lambda: t.to("cpu", non_blocking=True),
+        "device_only_math": lambda: (t * 2).sum(),
+        "where_three_args": lambda: torch.where(t > 500, t, 0.0),
+        "masked_fill": lambda: t.masked_fill(t > 500, 0.0),
+        "pageable_h2d": lambda: torch.ones(1000).to(device),
+        "nonblocking_h2d": lambda: torch.ones(1000).to(device, non_blocking=True),
+        "copy_upload": lambda: into.copy_(torch.ones(1000)),
+        "tensor_on_device": lambda: torch.tensor([1.0, 2.0], device=device),
+        "as_tensor_on_device": lambda: torch.as_tensor([1.0, 2.0], device=device),
+    }
+    if device.type == "cuda":
+        found["pinned_h2d"] = lambda: torch.ones(1000).pin_memory().to(device)
+        found["cuda_method"] = lambda: torch.ones(1000).cuda()
+        found["synchronize"] = torch.cuda.synchronize
+    return found
+
+
 def rows() -> list[dict[str, str]]:
     """The table as rows, for the Reference guide and ``course doctor``."""
     return [
@@ -261,6 +311,7 @@ def rows() -> list[dict[str, str]]:
 
 
 __all__ = [
+    "patterns",
     "COPYING_FACTORIES",
     "READS",
     "RULES",

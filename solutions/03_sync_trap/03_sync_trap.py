@@ -1,12 +1,14 @@
 # %% [markdown]
 # # Day 03 - The synchronisation trap
 #
-# You moved a training loop to the GPU and it got *slower*: so reports one of the
+# You move a training loop to the GPU and it may get *slower*: so warns one of the
 # two public articles (in Chinese) this course grew from, the **homework
 # article**, "Day 34 实战作业：GPU 加速与 Python 魔法方法" ("Day 34 homework:
 # GPU acceleration and Python's magic methods"). The article is a course exercise
-# that trains a 4-10-3 network on the Iris flowers on a CPU and on an RTX 3050
-# Laptop GPU, finds the GPU slower, and explains `__call__` (Day 04).
+# that trains a 4-10-3 network on the Iris flowers on an RTX 3050 Laptop GPU and
+# explains `__call__` (Day 04). It says you "may find" ("可能会发现") the GPU
+# slower than the CPU, and that on Iris the GPU is "even slower" ("甚至更慢"); it
+# prints only the GPU run's time (18.5502 s), no CPU time.
 #
 # Two costs are common culprits. Each GPU operation costs a launch (Python and
 # driver work: 6.5 µs per queued operation, recorded on an NVIDIA H200,
@@ -28,10 +30,12 @@
 # - time code with the field's tools (`torch.utils.benchmark`, CUDA events) and
 #   see where the time goes with `torch.profiler`;
 # - count the synchronisations a training loop makes, and cut them down;
+# - find the waits you did not write (a boolean mask, `nonzero`, a plain copy to
+#   the device) and remove them;
 # - copy results home without waiting, and know when they may be read;
 # - find the problem size at which a GPU overtakes a CPU.
 #
-# **Time.** About 30 minutes of reading and 50 minutes of exercises (4 tasks).
+# **Time.** About 35 minutes of reading and 65 minutes of exercises (5 tasks).
 #
 # **How your work is checked.** Each task has a *visible* test right below it:
 # run it, and a failure says what to fix. Grading (and `course check
@@ -56,7 +60,7 @@ import torch
 from torch import nn
 
 from course import gpumodel
-from course.checks import check_equal, check_that, check_type
+from course.checks import check_close, check_equal, check_that, check_type
 from course.data import iris
 from course.devices import pick_device
 from course.diagrams import diagram
@@ -124,20 +128,31 @@ def time_with_copies():
     return time.perf_counter() - start
 
 
-three = {}
+three, quartiles = {}, {}
 for name, measure in [("naive", naive_time), ("synchronised", synchronised_time),
                       ("with copies", time_with_copies)]:
     measure()  # warm-up
-    three[name] = statistics.median(measure() for _ in range(7))
-    print(f"{name:>13}: {three[name] * 1e3:8.3f} ms ({size}x{size} matmul, {device})")
+    samples = sorted(measure() for _ in range(15))
+    three[name], quartiles[name] = statistics.median(samples), (samples[3], samples[11])
+    print(f"{name:>13}: {three[name] * 1e3:8.3f} ms, quartiles "
+          f"{quartiles[name][0] * 1e3:.3f}-{quartiles[name][1] * 1e3:.3f} ms "
+          f"({size}x{size} matmul, {device})")
+for first, second in [("naive", "synchronised"), ("synchronised", "with copies")]:
+    (low1, high1), (low2, high2) = quartiles[first], quartiles[second]
+    apart = high1 < low2 or high2 < low1
+    print(f"{first} against {second}: "
+          + ("beyond the noise (their quartiles do not overlap)" if apart
+             else "no difference beyond the noise (their quartiles overlap)"))
 plot_timings(three, title=f"One {size}x{size} matmul on {device}, three ways")
 show("03_three_timings")
 
 # %% [markdown]
 # On a CPU the three numbers are close: the CPU does the work before the call
-# returns, and there is nothing to copy. On a GPU the naive number is absurdly
-# small (it measures only the queueing) and the copies can cost more than the
-# multiply ("Going further" shows a recorded GPU run).
+# returns, and there is nothing to copy. Each is the median of 15 runs, and the
+# cell says whether two of them differ by more than the noise: where their
+# quartile ranges overlap, the difference is within it. On a GPU the naive number
+# is absurdly small (it measures only the queueing) and the copies can cost more
+# than the multiply ("Going further" shows a recorded GPU run).
 #
 # ### The field's timers
 #
@@ -150,11 +165,17 @@ show("03_three_timings")
 # CPU and the GPU time apart (it needs CuPy and a GPU). On a GPU, two
 # `torch.cuda.Event(enable_timing=True)` recorded around the work measure the
 # time *on the GPU* between them, without the host's clock.
+#
+# One difference matters on a CPU: `Timer` runs the work on one thread unless told
+# (`num_threads=1` is its default), while your own timer runs it on every thread
+# torch uses (`torch.get_num_threads()`). On a CPU the two can differ by about the
+# number of cores, so the cell below passes the same thread count.
 
 # %%
 from torch.utils import benchmark as torch_benchmark
 
 timer = torch_benchmark.Timer("a @ b", globals={"a": a, "b": b},
+                              num_threads=torch.get_num_threads(),
                               label=f"{size}x{size} matmul", sub_label=str(device))
 measured = timer.blocked_autorange(min_run_time=0.5)
 print(measured)
@@ -176,8 +197,10 @@ if device.type == "cuda":  # CUDA events exist only on a GPU
 # `.item()`, `float(t)`, `int(t)`, `print(t)`, `.tolist()`, `.cpu()`, and
 # `if t > 0:` (control flow on a GPU value). (`.numpy()` on a CUDA tensor raises
 # instead: call `.cpu()` first.) On a GPU, PyTorch itself finds them for you:
-# `torch.cuda.set_sync_debug_mode("warn")` warns at every call that makes the host
-# wait (`"error"` raises), a few cells below. On a CPU there is nothing to wait
+# `torch.cuda.set_sync_debug_mode("warn")` warns at the synchronising calls it
+# knows of (`"error"` raises), a few cells below. Its docstring says it does not
+# catch every one, and a call may warn more than once: recorded on an NVIDIA H200
+# (2026-12-04), one `.item()` raised 2 warnings. On a CPU there is nothing to wait
 # for, so this course brings a stand-in, `SyncCounter`, which counts the same
 # calls on any machine. Without a GPU it plays one: every tensor
 # counts as on the device unless it was made on the host (by `.cpu()`,
@@ -202,14 +225,13 @@ print("t on the device:", syncs.on_device(t), "| home on the device:",
       syncs.on_device(home))
 
 # %% [markdown]
-# `SyncCounter` sees the calls that hand a value to Python. It does not see every
-# wait: boolean-mask indexing (`t[t > 0]`, whose result size the CPU must learn),
-# `torch.nonzero`, some memory-allocator calls and copies from pageable memory
-# also make the CPU wait, and only PyTorch itself sees those (the recorded run
-# below compares the two). On a CUDA machine,
-# `torch.cuda.set_sync_debug_mode("warn")` makes PyTorch warn at every call that
-# synchronises (`"error"` raises instead); use it to find the waits in your own
-# loop (GPU only: the cell below does nothing on a CPU).
+# Some calls make the host wait though they hand nothing to Python: a boolean
+# mask (`t[t > 0]`, whose result size the host must learn), `torch.nonzero`, and a
+# plain copy to the device. Section 8 shows them; `SyncCounter` counts them as
+# PyTorch's sync debug mode reports them on a GPU. On a CUDA machine,
+# `torch.cuda.set_sync_debug_mode("warn")` makes PyTorch warn at the synchronising
+# calls it knows of (`"error"` raises instead); use it to find the waits in your
+# own loop (GPU only: the cell below does nothing on a CPU).
 
 # %%
 if torch.cuda.is_available():
@@ -509,7 +531,8 @@ def timed(fn, device, repeat=5, warmup=1):
     Call fn() `warmup` times untimed. Then `repeat` times: synchronize(device);
     start = time.perf_counter(); fn(); synchronize(device);
     append time.perf_counter() - start. Read the clock with
-    time.perf_counter() and wait with synchronize(device) (imported above).
+    time.perf_counter() (`from time import perf_counter` is fine too) and wait
+    with synchronize(device) (imported above).
 
     Returns:
         dict with "times" (list of the `repeat` durations in seconds), "median"
@@ -589,10 +612,20 @@ try:
             _calls[0] += 1
             _now[0] += _queue.pop(0) if _calls[0] > _warmup else 50.0
 
+        # the fake clock stands in for time.perf_counter under every name the
+        # answer's cell bound it to (`from time import perf_counter` included)
+        _names = [_k for _k, _v in list(timed.__globals__.items())
+                  if _v is _real_clock]
         time.perf_counter = _clock
-        _res = outcome(timed, _work, _device, repeat=len(_durations),
-                       warmup=_warmup)
-        time.perf_counter = _real_clock
+        for _k in _names:
+            timed.__globals__[_k] = _clock
+        try:
+            _res = outcome(timed, _work, _device, repeat=len(_durations),
+                           warmup=_warmup)
+        finally:
+            time.perf_counter = _real_clock
+            for _k in _names:
+                timed.__globals__[_k] = _real_clock
         _label = f"timed(durations={_durations}, warmup={_warmup})"
         if isinstance(_res, dict):
             _res = {_k: _res.get(_k) for _k in ("times", "median", "spread")}
@@ -656,13 +689,15 @@ print("trace written to 03_trace.json")
 #
 # Three more GPU-only tools, for when you have one:
 #
-# - **NVTX ranges and Nsight Systems.** `torch.cuda.nvtx.range_push("step")` and
-#   `range_pop()` mark stretches that NVIDIA's Nsight Systems shows on its
-#   timeline: run `nsys profile -t cuda,nvtx -o day03 python 03_sync_trap.py` and
-#   open `day03.nsys-rep` in Nsight Systems. On PyTorch's CPU-only build
-#   `torch.cuda.nvtx` raises, so the cell below runs only on a GPU.
+# - **NVTX ranges and Nsight Systems.** `with torch.cuda.nvtx.range("step"):`
+#   marks a stretch that NVIDIA's Nsight Systems shows on its timeline. Nsight
+#   runs a script, not a notebook: `jupyter nbconvert --to script
+#   03_sync_trap.ipynb` writes `03_sync_trap.py`; then run `nsys profile -t
+#   cuda,nvtx -o day03 python 03_sync_trap.py` and open `day03.nsys-rep` in
+#   Nsight Systems. On PyTorch's CPU-only build `torch.cuda.nvtx` raises, so the
+#   cell below runs only on a GPU.
 # - **`torch.cuda.set_sync_debug_mode("warn")`**, met in section 2: a warning at
-#   every call that makes the host wait.
+#   the synchronising calls PyTorch knows of.
 # - **`CUDA_LAUNCH_BLOCKING=1`** (set before Python starts) makes every launch
 #   wait for its kernel. A CUDA error is otherwise reported by a later call;
 #   with it, by the line that caused it. It serialises everything, so never time
@@ -671,12 +706,11 @@ print("trace written to 03_trace.json")
 # %%
 if device.type == "cuda":
     for epoch in range(3):
-        torch.cuda.nvtx.range_push(f"epoch {epoch}")
-        loss = nn.functional.cross_entropy(model(X), y)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        torch.cuda.nvtx.range_pop()
+        with torch.cuda.nvtx.range(f"epoch {epoch}"):
+            loss = nn.functional.cross_entropy(model(X), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
     print("NVTX ranges sent: run this file under nsys to see them")
 else:
     print("no GPU: NVTX ranges need CUDA (nsys shows them on a GPU machine)")
@@ -833,6 +867,187 @@ ax.set_title("One n x n matmul: this machine, and a recorded GPU run")
 show("03_crossover")
 
 # %% [markdown]
+# ## 8. The waits you did not write
+#
+# Section 2's reads hand a value to Python. Some calls make the host wait though
+# they return a tensor:
+#
+# - **A size only the data knows.** `t[t > 0]` (a boolean mask, read or written:
+#   `t[t > 0] = 0`), `torch.nonzero`, `torch.argwhere`, `torch.where(condition)`
+#   with one argument, `torch.masked_select`, `torch.unique`, `torch.bincount` and
+#   `torch.repeat_interleave` without `output_size`: the result's size depends on
+#   the values, so the host must learn it before it can allocate the result.
+# - **A plain copy to the device.** `x.to(device)`, `d.copy_(x)` and
+#   `torch.tensor(data, device=device)` from host memory, without
+#   `non_blocking=True`: PyTorch issues the copy and then waits for it
+#   (`memcpy_and_sync` in `aten/src/ATen/native/cuda/Copy.cu`: `cudaMemcpyAsync`,
+#   then `cudaStreamSynchronize`), from pinned memory too. With
+#   `non_blocking=True` the copy is queued and the host goes on.
+#
+# `SyncCounter` counts each of them, as `torch.cuda.set_sync_debug_mode` reports
+# them on a GPU; the Reference guide lists every rule with its source and says
+# which ones a recorded GPU run has confirmed. The same work can keep every shape
+# fixed: `torch.where(keep, t, 0.0)` and `t.masked_fill(~keep, 0.0)` keep `t`'s
+# shape, `(keep & wrong).sum()` counts on the device, and a copy made with
+# `non_blocking=True` is queued.
+
+# %%
+t = torch.randn(1000, device=device)
+keep = t > 0  # a boolean tensor on the device: making it waits for nothing
+with SyncCounter() as syncs:
+    positives = t[keep]                    # waits: how many are kept?
+    where = torch.nonzero(keep)            # waits: the same question
+    batch = torch.ones(64, 4).to(device)   # waits for its own copy
+    kept = torch.where(keep, t, 0.0)       # no wait: t's shape
+    count = keep.sum()                     # no wait: the count stays on the device
+    queued = torch.ones(64, 4).to(device, non_blocking=True)  # no wait: queued
+print(syncs.summary())
+
+# %% [markdown]
+# ### Task 3.5 - `train_masked`
+#
+# `train_masked_naive` trains on the rows a boolean `keep` marks, with a weight for
+# each class, and counts the kept rows it gets wrong each epoch. It never reads a
+# value, yet it makes the host wait three times an epoch, and once more at the end.
+# Rewrite it without a single synchronisation.
+
+# %%
+KEEP = torch.arange(len(y), device=device) % 4 != 0  # every fourth row left out
+
+
+def train_masked_naive(model, X, y, keep, class_weights, num_epochs, lr=0.1):
+    """Train on the kept rows; three hidden waits an epoch."""
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses, wrong = [], []
+    for _ in range(num_epochs):
+        weight = class_weights.to(device)  # a plain copy: waits for it
+        logits = model(X)
+        per_row = nn.functional.cross_entropy(logits, y, weight=weight,
+                                              reduction="none")
+        loss = per_row[keep].mean()  # a boolean mask: waits for the size
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+        mistakes = torch.nonzero((logits.argmax(dim=1) != y) & keep)  # waits
+        wrong.append(len(mistakes))
+    return torch.stack(losses), torch.tensor(wrong, device=device)  # waits
+
+
+naive_model = make_model()
+with SyncCounter() as syncs:
+    weights = torch.tensor([1.0, 2.0, 0.5])  # made on the host
+    train_masked_naive(naive_model, X, y, KEEP, weights, num_epochs=10)
+print(syncs.summary())
+
+
+# %% nbgrader={"grade_id": "03-masked", "solution": true}
+def train_masked(model, X, y, keep, class_weights, num_epochs, lr=0.1):
+    """Train like `train_masked_naive`, with no host-device synchronisation.
+
+    Args:
+        model, X, y: as in `train` (model already on X's device).
+        keep: a bool tensor (n,) on the device: the rows that count.
+        class_weights: a float32 tensor (3,) ON THE HOST, one weight per class.
+        num_epochs: full-batch steps (>= 1); lr: SGD's learning rate.
+
+    Each epoch: logits = model(X); the loss is the mean, over the rows where
+    keep is True, of nn.functional.cross_entropy(logits, y, weight=<the class
+    weights on the device>, reduction="none"); zero_grad, backward, step.
+
+    Returns:
+        (losses, wrong): two 1-D tensors ON THE DEVICE with num_epochs values:
+        each epoch's loss (float32), and the number of kept rows whose
+        logits.argmax(dim=1) differs from y (int64), both from that epoch's
+        logits. The function makes no synchronisation at all: no boolean mask,
+        no nonzero, and its one copy to the device with non_blocking=True.
+    """
+    # Hint: (per_row * keep).sum() / keep.sum() is the mean over the kept rows.
+    ### BEGIN SOLUTION
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    weight = class_weights.to(X.device, non_blocking=True)
+    kept = keep.sum()
+    losses, wrong = [], []
+    for _ in range(num_epochs):
+        logits = model(X)
+        per_row = nn.functional.cross_entropy(logits, y, weight=weight,
+                                              reduction="none")
+        loss = (per_row * keep).sum() / kept
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+        wrong.append(((logits.argmax(dim=1) != y) & keep).sum())
+    return torch.stack(losses), torch.stack(wrong)
+    ### END SOLUTION
+
+
+# %%
+masked_model = make_model()
+with SyncCounter() as syncs:
+    weights = torch.tensor([1.0, 2.0, 0.5])  # made on the host
+    masked_losses, masked_wrong = train_masked(masked_model, X, y, KEEP, weights, 10)
+print(syncs.summary())
+print("last loss and mistakes:", round(masked_losses[-1].item(), 4),
+      masked_wrong[-1].item())
+
+# %% nbgrader={"grade": true, "grade_id": "03-masked-test", "points": 1}
+"""train_masked keeps every value on the device, with no sync at all."""
+model = make_model(3)
+with SyncCounter() as syncs:
+    weights = torch.tensor([1.0, 2.0, 0.5])  # made on the host, as a loader would
+    got = train_masked(model, X, y, KEEP, weights, num_epochs=5)
+check_type(got, (tuple, list), "train_masked(...)")
+check_equal(len(got), 2, "train_masked(...) returns (losses, wrong)")
+losses, wrong = got
+check_type(losses, torch.Tensor, "losses")
+check_type(wrong, torch.Tensor, "wrong")
+check_equal(tuple(losses.shape), (5,), "shape of the losses for 5 epochs")
+check_equal(tuple(wrong.shape), (5,), "shape of the mistakes for 5 epochs")
+check_that(syncs.on_device(losses) and syncs.on_device(wrong),
+           "return both histories on the device: the caller decides when to wait")
+check_that(syncs.count == 0,
+           "train_masked made {count} host-device synchronisation(s):\n{summary}\n"
+           "A boolean mask or nonzero waits for the data's size: multiply by keep "
+           "(or torch.where) and sum instead. A plain .to(device) waits for its "
+           "copy: pass non_blocking=True.", count=syncs.count, summary=syncs.summary())
+expected_losses, expected_wrong = train_masked_naive(
+    make_model(3), X, y, KEEP, torch.tensor([1.0, 2.0, 0.5]), 5)
+check_close(losses.cpu(), expected_losses.cpu(), rtol=1e-5, atol=1e-6,
+            name="the losses")
+check_equal(wrong.cpu().tolist(), expected_wrong.cpu().tolist(),
+            "the mistakes per epoch")
+print("Visible tests passed.")
+
+# %% nbgrader={"grade": true, "grade_id": "03-masked-hidden-test", "points": 2}
+"""train_masked matches the reference on more masks and weights, with no sync (hidden)."""
+check_type(train_masked(make_model(), X, y, KEEP, torch.ones(3), 1), (tuple, list),
+           "train_masked(...)")
+### BEGIN HIDDEN TESTS
+from course.results import Approx, Bound, outcome, submit
+
+_got = {}
+_n = len(y)
+for _epochs, _every, _weights, _lr in ((1, 4, [1.0, 2.0, 0.5], 0.1),
+                                       (12, 2, [1.0, 1.0, 1.0], 0.3),
+                                       (30, 3, [0.5, 1.0, 3.0], 0.1)):
+    _keep = torch.arange(_n, device=device) % _every != 0
+    _model = make_model(4)
+    _label = f"train_masked(num_epochs={_epochs}, keep=1 row in {_every} out)"
+    with SyncCounter() as _syncs:
+        _w = torch.tensor(_weights)  # made on the host
+        _out = outcome(train_masked, _model, X, y, _keep, _w, _epochs, _lr)
+    _pair = tuple(_out) if isinstance(_out, (tuple, list)) and len(_out) == 2 else None
+    _got[f"{_label}: losses"] = Approx(_pair[0] if _pair else _out, rtol=1e-4,
+                                       atol=1e-6)
+    _got[f"{_label}: mistakes"] = _pair[1] if _pair else None
+    _got[f"host syncs in {_label}"] = Bound(_syncs.count, high=0)
+    _got[f"{_label} returned on the device"] = bool(_pair) and all(
+        isinstance(_v, torch.Tensor) and _syncs.on_device(_v) for _v in _pair)
+submit(_got)
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## Summary
 #
 # - GPU calls are queued; the CPU only waits when Python needs a value back
@@ -845,6 +1060,9 @@ show("03_crossover")
 #   goes, on any machine; on a GPU, `set_sync_debug_mode` finds the waits and
 #   NVTX ranges mark your code in Nsight Systems.
 # - Log every N epochs, or keep the history on the device and transfer once.
+# - Some calls wait without reading a value: a boolean mask, `nonzero`,
+#   `unique`, a plain `.to(device)`. Keep shapes fixed (`torch.where`,
+#   multiply by the mask) and copy with `non_blocking=True`.
 # - A `non_blocking` copy home is queued: read it only after a synchronisation.
 # - Small problems stay on the CPU; the crossover size says where the GPU pays.
 #
@@ -878,18 +1096,29 @@ for run in load_recorded("bench"):
             print(f"  {name:>13}: {timer[name + '_s'] * 1e3:8.3f} ms")
 
 # %% [markdown]
-# **`SyncCounter` against PyTorch's own sync debug mode**, pattern by pattern,
-# recorded on a real GPU (`make gpu-check`). Where `torch sync warnings` is 0 and
-# `SyncCounter` 1, only the counter saw a call that did not wait; where it is the
-# other way round, only PyTorch saw the wait. `print(t)` reads many elements:
-# PyTorch warns once per read, `SyncCounter` counts the one call.
+# **`SyncCounter` against PyTorch's own sync debug mode**, pattern by pattern, in
+# the latest recorded GPU run (`make gpu-check`). Each row gives PyTorch's
+# warnings on the GPU, what `SyncCounter` counted then, and what it counts now
+# (the same pattern, replayed here on the simulated GPU). Today's rule is
+# PyTorch's: a pattern syncs when PyTorch warns, so "now" is 0 exactly where the
+# warnings are 0. Two kinds of row changed since that run: a boolean mask,
+# `nonzero` and a plain copy to the device (`pageable_h2d`) counted 0 then and
+# count now; and `to_cpu_nonblocking` counted 1 then, before the rule for queued
+# copies home, and counts 0 now. `print(t)` reads many elements: PyTorch warns
+# once per read, `SyncCounter` counts the one call.
 
 # %% tags=["skip-grading"]
-print(describe_recorded("gpu-extras"))
-for run in load_recorded("gpu-extras"):
-    for row in run.results.get("sync_check", {}).get("rows", []):
-        print(f"  {row['pattern']:>20}: SyncCounter {row['sync_counter']}, "
-              f"torch sync warnings {row['torch_sync_warnings']} ({run.label})")
+from course.syncrules import patterns
+
+print(describe_recorded("sync-check"))
+replay = patterns(torch, torch.device("cpu"))
+for run in load_recorded("sync-check")[:1]:  # the latest run
+    print(f"{'pattern':>20} | torch warnings | SyncCounter then | now ({run.label})")
+    for row in run.results["sync_check"]["rows"]:
+        with SyncCounter(simulate=True) as now:
+            replay[row["pattern"]]()
+        print(f"{row['pattern']:>20} | {row['torch_sync_warnings']:14d} | "
+              f"{row['sync_counter']:16d} | {now.count:3d}")
 
 # %% [markdown]
 # ### What a GPU would do with this loop: a model

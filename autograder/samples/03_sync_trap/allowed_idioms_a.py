@@ -1,7 +1,7 @@
 """As the docstrings say: .item() on the logged epochs, torch.stack then one .cpu(), np.median and np.percentile; and an op_counts that counts prof.events() by name with collections.Counter."""
 
 
-# score: 12
+# score: 15
 # kind: allowed
 # %% 03-train
 def train(model, X, y, num_epochs, log_every, lr=0.1):

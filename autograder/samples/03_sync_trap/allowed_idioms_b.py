@@ -1,7 +1,7 @@
 """float(loss) on 1-based epochs; a preallocated history sent home with .to("cpu"); statistics.median and a hand-written percentile; and an op_counts that walks key_averages() in a loop with the activities list written out."""
 
 
-# score: 12
+# score: 15
 # kind: allowed
 # %% 03-train
 def train(model, X, y, num_epochs, log_every, lr=0.1):

@@ -1,7 +1,7 @@
 """Logged losses kept on the device and fetched once, shown with IPython's display; torch.cat history; a clock that syncs first and functools.wraps; and an op_counts that returns the counts as NumPy integers, sorted by name."""
 
 
-# score: 12
+# score: 15
 # kind: allowed
 # %% 03-train
 from IPython.display import display

@@ -1,7 +1,7 @@
 """Queues the copy home with non_blocking=True, then waits once before returning it: full marks."""
 
 
-# score: 12
+# score: 15
 # kind: allowed
 # %% 03-history
 def train_history_on_device(model, X, y, num_epochs, lr=0.1):

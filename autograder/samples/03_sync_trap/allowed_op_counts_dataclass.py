@@ -1,7 +1,7 @@
 """A newcomer's op_counts: the profile kept in a small @dataclass whose method filters key_averages() with a defaultdict: full marks."""
 
 
-# score: 12
+# score: 15
 # kind: allowed
 # %% 03-ops
 from collections import defaultdict

@@ -1,7 +1,7 @@
 """Timer never synchronises."""
 
 
-# score: 9
+# score: 12
 # zero: 03-timed-hidden-test, 03-timed-test
 # kind: mistake
 # %% 03-timed

@@ -4,7 +4,7 @@ The tests' `SyncCounter` is the referee's: it reads the kernel's torch events
 as data, never the kernel's `count`, so the patch changes nothing and the
 budget fails. The submission is listed for review.
 """
-# score: 9
+# score: 12
 # zero: 03-train-test, 03-train-hidden-test
 # kind: adversarial
 # review: yes

@@ -1,7 +1,7 @@
 """The history stacked on the device and returned there, without the one .cpu()."""
 
 
-# score: 9
+# score: 12
 # zero: 03-history-hidden-test, 03-history-test
 # kind: mistake
 # %% 03-history

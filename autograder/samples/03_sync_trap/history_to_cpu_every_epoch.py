@@ -1,7 +1,7 @@
 """Every epoch's loss copied home with .to("cpu"): one sync per epoch."""
 
 
-# score: 9
+# score: 12
 # zero: 03-history-hidden-test, 03-history-test
 # kind: mistake
 # %% 03-history

@@ -1,7 +1,7 @@
 """Loss.item() every epoch."""
 
 
-# score: 9
+# score: 12
 # zero: 03-train-hidden-test, 03-train-test
 # kind: mistake
 # %% 03-train

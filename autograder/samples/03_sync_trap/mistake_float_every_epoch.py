@@ -1,7 +1,7 @@
 """Reads every epoch's loss with float(loss), then keeps every log_every-th: one sync per epoch."""
 
 
-# score: 9
+# score: 12
 # zero: 03-train-test, 03-train-hidden-test
 # kind: mistake
 # %% 03-train

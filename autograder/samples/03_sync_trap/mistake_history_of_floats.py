@@ -1,7 +1,7 @@
 """Appends loss.item() every epoch and builds the tensor from the floats: one sync per epoch."""
 
 
-# score: 9
+# score: 12
 # zero: 03-history-test, 03-history-hidden-test
 # kind: mistake
 # %% 03-history

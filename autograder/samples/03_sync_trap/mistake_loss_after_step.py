@@ -1,7 +1,7 @@
 """Records a second loss computed after optimizer.step(), not the epoch's loss."""
 
 
-# score: 10
+# score: 13
 # zero: 03-history-hidden-test
 # kind: mistake
 # %% 03-history

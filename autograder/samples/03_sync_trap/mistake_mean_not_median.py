@@ -1,7 +1,7 @@
 """Reports the mean as "median"."""
 
 
-# score: 10
+# score: 13
 # zero: 03-timed-hidden-test
 # kind: mistake
 # %% 03-timed

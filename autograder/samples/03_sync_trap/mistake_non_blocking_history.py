@@ -1,7 +1,7 @@
 """Returns the history as a non_blocking copy home that nothing has waited for: on a GPU its values are not there yet."""
 
 
-# score: 9
+# score: 12
 # zero: 03-history-test, 03-history-hidden-test
 # kind: mistake
 # %% 03-history

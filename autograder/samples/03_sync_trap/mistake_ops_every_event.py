@@ -1,7 +1,7 @@
 """Keeps every row of the profiler's table, ranges and autograd events included, not only the aten operators."""
 
 
-# score: 9
+# score: 12
 # zero: 03-ops-test, 03-ops-hidden-test
 # kind: mistake
 # %% 03-ops

@@ -1,7 +1,7 @@
 """Runs fn once to warm up and once under the profiler: the workload runs twice (the visible test counts the calls)."""
 
 
-# score: 9
+# score: 12
 # zero: 03-ops-test, 03-ops-hidden-test
 # kind: mistake
 # %% 03-ops

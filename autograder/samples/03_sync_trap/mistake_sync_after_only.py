@@ -1,7 +1,7 @@
 """Synchronises after fn() but not before starting the clock (the warm-up's work is still queued)."""
 
 
-# score: 10
+# score: 13
 # zero: 03-timed-hidden-test
 # kind: mistake
 # %% 03-timed

@@ -4,7 +4,7 @@ The allocation fails inside the kernel's memory limit with a MemoryError, as
 it would in Jupyter: the rest of the cell never runs, so `train` is not
 defined and its tests earn nothing. Every other test keeps its points.
 """
-# score: 9
+# score: 12
 # zero: 03-train-test, 03-train-hidden-test
 # %% 03-train
 import numpy as _np

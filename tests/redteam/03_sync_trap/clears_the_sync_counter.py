@@ -7,7 +7,7 @@ recorded (torch's) and those the store kept: clearing it changes no count.
 The test's counter is the referee's, which reads the kernel's torch events as
 data. The budget fails as it does without the clearing.
 """
-# score: 9
+# score: 12
 # zero: 03-train-test, 03-train-hidden-test
 # review: no
 # %% 03-train

@@ -8,7 +8,7 @@ forged one; its control, `clears_the_sync_counter`, earns 9). The Reference
 guide's guarantees lists it. The static scan does not list it: `getattr` on a
 counter is ordinary Python.
 """
-# score: 12
+# score: 15
 # review: no
 # %% 03-train
 def train(model, X, y, num_epochs, log_every, lr=0.1):

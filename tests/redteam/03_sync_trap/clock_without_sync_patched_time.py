@@ -3,7 +3,7 @@
 The test's own bookkeeping of the clock and the work is compared with the
 reference's in the grader: the early read shows.
 """
-# score: 10
+# score: 13
 # zero: 03-timed-hidden-test
 # %% 03-timed
 # <reference>

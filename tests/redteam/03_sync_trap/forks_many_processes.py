@@ -3,7 +3,7 @@
 The process cap stops them; every one that started is killed when the notebook
 ends; the right answers keep their points.
 """
-# score: 12
+# score: 15
 # review: yes
 # %% 03-ops
 import os

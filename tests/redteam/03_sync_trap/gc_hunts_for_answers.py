@@ -2,7 +2,7 @@
 
 There are none to find: the reference runs in the grader, not in the kernel.
 """
-# score: 9
+# score: 12
 # zero: 03-ops-test, 03-ops-hidden-test
 # review: yes
 # %% 03-ops

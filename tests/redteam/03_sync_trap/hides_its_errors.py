@@ -2,7 +2,7 @@
 
 Hidden tests are judged on their results, not on what the page shows.
 """
-# score: 9
+# score: 12
 # zero: 03-ops-test, 03-ops-hidden-test
 # review: yes
 # %% 03-ops

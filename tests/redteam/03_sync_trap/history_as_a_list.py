@@ -2,7 +2,7 @@
 
 The task asks for a tensor: both tests say so.
 """
-# score: 9
+# score: 12
 # zero: 03-history-test, 03-history-hidden-test
 # %% 03-history
 # <reference>

@@ -5,7 +5,7 @@ and `check_*` call it sees, to lift the sync budget.
 Budgets, `submit` and checks run in the referee, in the grader's process:
 the hook sees none of them, and the budget fails as it does without it.
 """
-# score: 9
+# score: 12
 # zero: 03-train-test, 03-train-hidden-test
 # review: yes
 # %% 03-train

@@ -4,7 +4,7 @@ which the sync counter did not count.
 
 `__array__` is a counted read now: train's budget fails.
 """
-# score: 9
+# score: 12
 # zero: 03-train-test, 03-train-hidden-test
 # review: no
 # %% 03-train

@@ -3,7 +3,7 @@
 The write cap kills the kernel in that cell, before `op_counts` is defined:
 its tests earn nothing, and every earlier test keeps its points.
 """
-# score: 9
+# score: 12
 # zero: 03-ops-test, 03-ops-hidden-test
 # %% 03-ops
 _block = b"x" * (64 * 1024 * 1024)
