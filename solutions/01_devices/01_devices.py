@@ -493,7 +493,11 @@ for label, card in cards.items():
 
 # %% [markdown]
 # On a real GPU, measure instead of adding up: reset the peak counter, run one
-# training step, and read the highest allocation, activations included.
+# training step, and read the highest allocation. Two things come on top of
+# `training_bytes`: the input and the activations kept for the backward pass; and,
+# at the step, a temporary of Adam's default `foreach` path on CUDA the size of
+# all parameters (`_foreach_sqrt` of the second moments), made after the
+# activations are freed.
 # `torch.cuda.max_memory_allocated` needs a CUDA GPU; on a laptop this cell says
 # so.
 
@@ -507,8 +511,9 @@ if device.type == "cuda":
     opt_gpu.step()
     peak = torch.cuda.max_memory_allocated(device)
     print(f"peak {peak / 2**20:.1f} MiB against training_bytes "
-          f"{training_bytes(model_gpu, 'adam') / 2**20:.1f} MiB (the rest: "
-          "activations, the input and the allocator's rounding)")
+          f"{training_bytes(model_gpu, 'adam') / 2**20:.1f} MiB (the rest: the "
+          "input, the activations, Adam's foreach temporary at the step and the "
+          "allocator's rounding)")
 else:
     print(f"No CUDA GPU here ({device}): the peak-memory counter needs one.")
 

@@ -675,7 +675,7 @@ if cupy_usable():  # CuPy compiles its own kernels, with or without numba
     for name, fn in ways.items():
         result = cupy_benchmark(fn, n_repeat=50, n_warmup=5)
         print(f"{name:>22}: {float(np.median(result.gpu_times)) * 1e6:8.1f} µs "
-              f"on the GPU, {cp.cuda.runtime.getDeviceProperties(0)['name']}")
+              f"on the GPU, {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}")
 else:
     print("No GPU with CuPy here: the CuPy kernels are shown, not run.")
 

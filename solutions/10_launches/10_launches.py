@@ -114,7 +114,8 @@ print(f"by part: {naive.by_part()}")
 #   drops the gradients instead of zeroing them: the next backward writes them
 #   fresh, no launch;
 # - a `foreach` optimizer updates *all* parameters with one `_foreach_*` launch
-#   per step of its formula; a `fused` one runs the whole update as one kernel.
+#   per step of its formula; a `fused` one runs the whole update in one kernel
+#   per chunk of tensors (one launch for a model as small as this one).
 #   Ask for one: on the CPU, `torch.optim.SGD` defaults to a loop over the
 #   parameters (foreach is the default for CUDA tensors only);
 # - no Python loop over parameters;
@@ -158,7 +159,8 @@ print(f"by part: {lean.by_part()}")
 # %% [markdown]
 # **The budget.** Forward, loss and backward are your model's work, counted in
 # the same run, and never held against you. Bookkeeping may launch one update
-# (a fused optimizer's single kernel) and at most 3 more.
+# (a fused optimizer's kernel: one chunk of tensors for this model) and at most 3
+# more.
 
 # %% nbgrader={"grade": true, "grade_id": "10-lean-step-test", "points": 1}
 """A lean step: no sync, at most 3 bookkeeping launches beyond one update."""
@@ -365,8 +367,9 @@ print(f"spread of float64's test MSE across seeds: {spread:.3f}")
 #   inf or NaN and then halves the factor (and doubles it after 2,000 good steps
 #   in a row, by default). Use float16, always with a `GradScaler`, where
 #   bfloat16 is missing: compute capability 7.x (V100, T4).
-# - On a GPU, `torch.set_float32_matmul_precision("high")` also lets plain
-#   float32 matrix products use TF32 tensor cores (10 bits of mantissa).
+# - On a GPU of compute capability 8.0 or later,
+#   `torch.set_float32_matmul_precision("high")` also lets plain float32 matrix
+#   products use TF32 tensor cores (10 bits of mantissa).
 #
 # `pick_amp` (given) applies these rules; the simulated GPUs of Day 01 show its
 # choice on cards you may not have:
@@ -538,6 +541,11 @@ submit(_got)
 #   each distinct storage once, the input batch included, the parameters
 #   excluded (already counted). `torch.autograd.graph.saved_tensors_hooks`
 #   shows you every saved tensor.
+#
+# A measured peak can be higher than this count: on CUDA, Adam's default
+# `foreach` path makes a temporary the size of all parameters at the step
+# (`_foreach_sqrt` of the second moments), after the activations are freed. The
+# task counts what the list above names.
 #
 # ### Task 10.3 - `peak_training_bytes`
 
