@@ -5,7 +5,7 @@
 makes the host wait for the device. :data:`RULES` lists each kind of call,
 why it waits and where that is written (a PyTorch, CUDA or CuPy source, or a
 recorded GPU run), and the ``make gpu-check`` pattern that records it
-(:mod:`autograder.measure.gpu_sync_checks` runs every pattern named here).
+(:func:`patterns` holds one call per row, which it runs).
 The counter's function mode (:mod:`course.syncwatch`) and the simulated GPU's
 store (:mod:`course.simstore`) read the same table, so a counter that moves
 to another process keeps its rules.

@@ -559,7 +559,8 @@ submit(_got)
 #   (with `num_workers=0` it pins in the main process, between steps). Below, the
 #   first pinning is timed on its own, kept out of the copy's timer. PyTorch's
 #   caching host allocator keeps a freed pinned block, so a second `pin_memory()`
-#   of the same size reuses it and times a copy, not pinning: the cell times both.
+#   of the same size reuses it and times a copy, not pinning: the cell below
+#   measures both.
 # - A plain `tensor.to(device)` (without `non_blocking=True`) waits for its own
 #   copy: PyTorch calls `cudaMemcpyAsync`, then `cudaStreamSynchronize`
 #   (`memcpy_and_sync` in `aten/src/ATen/native/cuda/Copy.cu`), from pinned memory

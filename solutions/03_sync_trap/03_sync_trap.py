@@ -691,11 +691,11 @@ print("trace written to 03_trace.json")
 #
 # - **NVTX ranges and Nsight Systems.** `with torch.cuda.nvtx.range("step"):`
 #   marks a stretch that NVIDIA's Nsight Systems shows on its timeline. Nsight
-#   runs a script, not a notebook: `jupyter nbconvert --to script
-#   03_sync_trap.ipynb` writes `03_sync_trap.py`; then run `nsys profile -t
-#   cuda,nvtx -o day03 python 03_sync_trap.py` and open `day03.nsys-rep` in
-#   Nsight Systems. On PyTorch's CPU-only build `torch.cuda.nvtx` raises, so the
-#   cell below runs only on a GPU.
+#   runs a script, not a notebook:
+#   `jupyter nbconvert --to script 03_sync_trap.ipynb` writes `03_sync_trap.py`;
+#   then run `nsys profile -t cuda,nvtx -o day03 python 03_sync_trap.py` and open
+#   `day03.nsys-rep` in Nsight Systems. On PyTorch's CPU-only build
+#   `torch.cuda.nvtx` raises, so the cell below runs only on a GPU.
 # - **`torch.cuda.set_sync_debug_mode("warn")`**, met in section 2: a warning at
 #   the synchronising calls PyTorch knows of.
 # - **`CUDA_LAUNCH_BLOCKING=1`** (set before Python starts) makes every launch
@@ -1020,7 +1020,7 @@ check_equal(wrong.cpu().tolist(), expected_wrong.cpu().tolist(),
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "03-masked-hidden-test", "points": 2}
-"""train_masked matches the reference on more masks and weights, with no sync (hidden)."""
+"""train_masked matches the reference on more masks and weights, no sync (hidden)."""
 check_type(train_masked(make_model(), X, y, KEEP, torch.ones(3), 1), (tuple, list),
            "train_masked(...)")
 ### BEGIN HIDDEN TESTS
