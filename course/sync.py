@@ -43,6 +43,7 @@ synchronisation: see :meth:`SyncCounter.unfinished` and
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
 import threading
 from collections import Counter
@@ -120,6 +121,7 @@ class SyncCounter:
 
     _active_lock = threading.Lock()
     _active: list[SyncCounter] = []
+    _tokens = itertools.count()
 
     def __init__(self, simulate: bool | None = None) -> None:
         self._torch: list[SyncEvent] = []
@@ -141,6 +143,7 @@ class SyncCounter:
         #: copies to the device that moved a module built in the block (a
         #: test's ``make_model()``): setup, not counted
         self.setup: list[SyncEvent] = []
+        self._token = next(SyncCounter._tokens)  # ids of dead counters are reused
 
     @property
     def events(self) -> list[SyncEvent]:
@@ -173,11 +176,18 @@ class SyncCounter:
         host tensor is one made on the host in the block (see the module)."""
         return [(kind, event.op, event.where) for kind, event in self._timeline]
 
-    def _upload(self, queued: bool, from_pinned: bool, op: str | None = None) -> None:
+    def _upload(
+        self,
+        queued: bool,
+        from_pinned: bool,
+        op: str | None = None,
+        parameter: bool = False,
+    ) -> None:
         """A copy to the device was issued: an upload in the timeline and,
         without ``non_blocking=True``, a synchronisation (torch's ``copy_``
-        waits for it: :mod:`course.syncrules`). A move of a module built in
-        the block is the test's setup, kept apart (:attr:`setup`)."""
+        waits for it: :mod:`course.syncrules`). A parameter moved by a module
+        built in the block is the test's setup, kept apart (:attr:`setup`);
+        a buffer (a loss's class weights, say) is not."""
         if op is None:
             op = (
                 "Tensor.to(device, non_blocking=True)"
@@ -186,7 +196,7 @@ class SyncCounter:
             )
             op += " from pinned memory" if from_pinned else ""
         event = SyncEvent(op, caller())
-        if getattr(self._local, "setup", 0):
+        if parameter and getattr(self._local, "setup", 0):
             self.setup.append(event)
             return
         self._timeline.append(("upload", event))
@@ -317,12 +327,12 @@ class SyncCounter:
         @functools.wraps(init)
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             init(self, *args, **kwargs)
-            object.__setattr__(self, "_course_built_in", id(counter))
+            object.__setattr__(self, "_course_built_in", counter._token)
 
         def moving(original: Callable[..., Any]) -> Callable[..., Any]:
             @functools.wraps(original)
             def move(self: Any, *args: Any, **kwargs: Any) -> Any:
-                own = self.__dict__.get("_course_built_in") == id(counter)
+                own = self.__dict__.get("_course_built_in") == counter._token
                 before = getattr(counter._local, "setup", 0)
                 counter._local.setup = before + own
                 try:

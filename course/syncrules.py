@@ -29,14 +29,15 @@ arguments, ``masked_fill``, reductions whose result stays a tensor, a copy
 with ``non_blocking=True`` (a copy home queued so is read only after the next
 wait: :meth:`course.sync.SyncCounter.unfinished`).
 
-**Setup.** A model built inside a counter's block and moved to the device
-there (``make_model()`` in a test) is the test's own work, not the answer's:
-its moves are kept in :attr:`course.sync.SyncCounter.timeline` as kind
-``"setup"``, outside the count. On the simulated GPU the parameters of any
-module are taken to be on the device already (the simulation cannot know
-where a module made before the block lives), so a module's ``.to(device)``
-counts nothing there; on a GPU a module made on the host before the block
-and moved inside it counts, as torch reports.
+**Setup.** The parameters of a model built inside a counter's block and moved
+there (``make_model()`` in a test) are the test's own work, not the answer's:
+their moves are kept in :attr:`course.sync.SyncCounter.setup`, outside the
+count and the timeline. A module's buffers (a loss's class weights) count. On
+the simulated GPU the parameters of any module are taken to be on the device
+already (the simulation cannot know where a module made before the block
+lives), so a module's ``.to(device)`` moves no parameter there; on a GPU a
+module made on the host before the block and moved inside it counts, as torch
+reports.
 """
 
 from __future__ import annotations
@@ -193,6 +194,13 @@ RULES: tuple[SyncRule, ...] = (
     SyncRule(
         "Tensor.masked_fill", "none", "PyTorch: an elementwise kernel", "masked_fill"
     ),
+    SyncRule(
+        "Tensor[bool mask] = number",
+        "none",
+        "PyTorch aten/src/ATen/native/TensorAdvancedIndexing.cpp "
+        "(canDispatchToMaskedFill: it becomes masked_fill_)",
+        "bool_mask_fill",
+    ),
 )
 
 #: ``func.__name__`` of the Tensor methods that hand a value to Python
@@ -229,6 +237,30 @@ def _bool_index(index: Any) -> bool:
     return _is_bool_tensor(index)
 
 
+def _fills(name: str, args: tuple, kwargs: dict) -> bool:
+    """Whether a masked write of one host number becomes ``masked_fill_``:
+    ``_index_put_impl_``'s ``canDispatchToMaskedFill`` (one bool index, a
+    one-element value on the host, no accumulation), which does not wait."""
+    import torch
+
+    if name != "__setitem__" or isinstance(args[1], (tuple, list)):
+        return False
+    value = args[2] if len(args) > 2 else kwargs.get("value")
+    if isinstance(value, (int, float, bool)):
+        return True
+    if not isinstance(value, torch.Tensor) or value.numel() != 1:
+        return False
+    if getattr(value, "_course_on_host", False):
+        return True  # made on the host in a simulated block
+    return value.device.type == "cpu" and not _simulating()
+
+
+def _simulating() -> bool:
+    from course.sync import SyncCounter
+
+    return any(counter.simulated for counter in SyncCounter._active)
+
+
 def size_sync(name: str, args: tuple, kwargs: dict) -> str | None:
     """The op of a call whose output size depends on the data, or None."""
     if name in SIZE_ALWAYS:
@@ -248,7 +280,7 @@ def size_sync(name: str, args: tuple, kwargs: dict) -> str | None:
     if name == "__getitem__" and len(args) > 1 and _bool_index(args[1]):
         return "Tensor[bool mask]"
     if name in ("__setitem__", "index_put_", "index_put") and len(args) > 1:
-        if _bool_index(args[1]):
+        if _bool_index(args[1]) and not _fills(name, args, kwargs):
             return "Tensor[bool mask] = value"
     return None
 
@@ -276,7 +308,10 @@ def patterns(torch: Any, device: Any) -> dict[str, Callable[[], Any]]:
         "is_nonzero": lambda: torch.is_nonzero(t.sum()),
         "if_tensor": lambda: bool(t.sum() > 0),
         "bool_mask_index": lambda: t[t > 500],
-        "bool_mask_write": lambda: t.clone().__setitem__(t > 500, 0.0),
+        "bool_mask_write": lambda: t.clone().__setitem__(
+            t > 500, torch.zeros(499, device=device)
+        ),
+        "bool_mask_fill": lambda: t.clone().__setitem__(t > 500, 0.0),
         "nonzero": lambda: torch.nonzero(t > 500),
         "argwhere": lambda: torch.argwhere(t > 500),
         "where_one_arg": lambda: torch.where(t > 500),

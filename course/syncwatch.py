@@ -81,6 +81,7 @@ class _Watch(torch.overrides.TorchFunctionMode):
                     non_blocking(args[1:], kwargs),
                     pinned(first),
                     "Tensor.cuda" if name == "cuda" else None,
+                    parameter=isinstance(first, torch.nn.Parameter),
                 )
             out = func(*args, **kwargs)
             if home is None:  # a dtype only: it stays where it was

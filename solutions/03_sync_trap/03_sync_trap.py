@@ -615,7 +615,7 @@ try:
         # the fake clock stands in for time.perf_counter under every name the
         # answer's cell bound it to (`from time import perf_counter` included)
         _names = [_k for _k, _v in list(timed.__globals__.items())
-                  if _v is _real_clock]
+                  if _v is _real_clock and _k != "_real_clock"]
         time.perf_counter = _clock
         for _k in _names:
             timed.__globals__[_k] = _clock
@@ -872,17 +872,22 @@ show("03_crossover")
 # Section 2's reads hand a value to Python. Some calls make the host wait though
 # they return a tensor:
 #
-# - **A size only the data knows.** `t[t > 0]` (a boolean mask, read or written:
-#   `t[t > 0] = 0`), `torch.nonzero`, `torch.argwhere`, `torch.where(condition)`
-#   with one argument, `torch.masked_select`, `torch.unique`, `torch.bincount` and
+# - **A size only the data knows.** `t[t > 0]` (a boolean mask, read, or written
+#   with a tensor of values: `t[t > 0] = u[t > 0]`), `torch.nonzero`,
+#   `torch.argwhere`, `torch.where(condition)` with one argument,
+#   `torch.masked_select`, `torch.unique`, `torch.bincount` and
 #   `torch.repeat_interleave` without `output_size`: the result's size depends on
-#   the values, so the host must learn it before it can allocate the result.
+#   the values, so the host must learn it before it can allocate the result. (A
+#   mask written with one number, `t[t > 0] = 0`, becomes `masked_fill_` and does
+#   not wait.)
 # - **A plain copy to the device.** `x.to(device)`, `d.copy_(x)` and
 #   `torch.tensor(data, device=device)` from host memory, without
 #   `non_blocking=True`: PyTorch issues the copy and then waits for it
 #   (`memcpy_and_sync` in `aten/src/ATen/native/cuda/Copy.cu`: `cudaMemcpyAsync`,
 #   then `cudaStreamSynchronize`), from pinned memory too. With
-#   `non_blocking=True` the copy is queued and the host goes on.
+#   `non_blocking=True` PyTorch does not wait for the copy: from pinned memory it
+#   is queued and the host goes on (from pageable memory CUDA may still stage it
+#   before returning).
 #
 # `SyncCounter` counts each of them, as `torch.cuda.set_sync_debug_mode` reports
 # them on a GPU; the Reference guide lists every rule with its source and says
@@ -908,8 +913,9 @@ print(syncs.summary())
 #
 # `train_masked_naive` trains on the rows a boolean `keep` marks, with a weight for
 # each class, and counts the kept rows it gets wrong each epoch. It never reads a
-# value, yet it makes the host wait three times an epoch, and once more at the end.
-# Rewrite it without a single synchronisation.
+# value, yet it makes the host wait at least three times an epoch (on a GPU the
+# mask's backward waits once more), and once more at the end. Rewrite it without
+# a single synchronisation.
 
 # %%
 KEEP = torch.arange(len(y), device=device) % 4 != 0  # every fourth row left out
@@ -1006,6 +1012,11 @@ check_equal(tuple(losses.shape), (5,), "shape of the losses for 5 epochs")
 check_equal(tuple(wrong.shape), (5,), "shape of the mistakes for 5 epochs")
 check_that(syncs.on_device(losses) and syncs.on_device(wrong),
            "return both histories on the device: the caller decides when to wait")
+uploads = [op for kind, op, where in syncs.timeline if kind == "upload"]
+check_that(bool(uploads),
+           "class_weights was never copied to the device: on a GPU, cross_entropy "
+           "refuses weights on the host. Copy them once with "
+           ".to(device, non_blocking=True).")
 check_that(syncs.count == 0,
            "train_masked made {count} host-device synchronisation(s):\n{summary}\n"
            "A boolean mask or nonzero waits for the data's size: multiply by keep "
@@ -1042,6 +1053,8 @@ for _epochs, _every, _weights, _lr in ((1, 4, [1.0, 2.0, 0.5], 0.1),
                                        atol=1e-6)
     _got[f"{_label}: mistakes"] = _pair[1] if _pair else None
     _got[f"host syncs in {_label}"] = Bound(_syncs.count, high=0)
+    _got[f"{_label}: the class weights copied to the device"] = any(
+        _kind == "upload" for _kind, _, _ in _syncs.timeline)
     _got[f"{_label} returned on the device"] = bool(_pair) and all(
         isinstance(_v, torch.Tensor) and _syncs.on_device(_v) for _v in _pair)
 submit(_got)

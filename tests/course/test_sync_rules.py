@@ -99,3 +99,16 @@ def test_the_reference_guide_lists_every_rule_with_its_source():
     guide = (ROOT / "docs" / "guides" / "reference.md").read_text()
     missing = [rule.op for rule in RULES if f"`{rule.op}`" not in guide]
     assert not missing, f"the Reference guide's sync table lacks {missing}"
+
+
+def test_a_buffer_moved_with_its_module_counts_and_a_masked_fill_does_not():
+    t = torch.arange(10.0)  # made before the block: on the device
+    with SyncCounter(simulate=True) as syncs:
+        weights = torch.tensor([1.0, 2.0])  # a loss's class weights, on the host
+        nn.CrossEntropyLoss(weight=weights).to(CPU)  # its buffer: a blocking copy
+        filled = t.clone()
+        filled[t > 3] = 0.0  # one number: masked_fill_, no wait
+        filled[t > 3] = torch.tensor(1.0)  # one host element: the same
+        filled[t > 3] = t[:6] * 2  # a tensor of values: the size is needed
+    assert syncs.by_op() == {"Tensor.to(device)": 1, "Tensor[bool mask] = value": 1}
+    assert syncs.setup == []
