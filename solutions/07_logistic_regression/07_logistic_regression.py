@@ -34,6 +34,7 @@ from course.checks import check_close, check_equal, check_finite, check_that, ch
 from course.data import binary_classification
 from course.fakecupy import fake_cupy
 from course.plots import plot_loss, show
+from course.sync import SyncCounter
 from course.timing import benchmark
 
 xp = get_xp()
@@ -195,7 +196,8 @@ def fit(X, y, lr=0.5, num_epochs=300):
     Each epoch: record bce_loss(X @ w + b, y) BEFORE the update, then step
     w = w - lr * dw, b = b - lr * db. Returns (w, b, history) with history a 1-D
     array of num_epochs losses on X's device; nothing is copied to the host
-    inside the loop.
+    inside the loop, and nothing makes the host wait: a boolean mask (z[z >= 0],
+    in sigmoid too) waits while the GPU counts its elements, so use xp.where.
     """
     ### BEGIN SOLUTION
     xp = array_module(X)
@@ -225,6 +227,13 @@ p1 = predict_proba(data.X_test, w1, b1)
 check_equal(p1.shape, (len(data.X_test),), "predict_proba shape")
 check_that(float(p1.min()) >= 0.0 and float(p1.max()) <= 1.0,
            "predict_proba must return probabilities, in [0, 1]")
+with SyncCounter() as syncs:  # fake_cupy plays the GPU: every wait is counted
+    fit(fake_cupy.asarray(data.X_train), fake_cupy.asarray(data.y_train), 0.5, 3)
+check_that(syncs.count == 0,
+           "fit made the host wait {count} time(s) on the simulated GPU:\n{summary}\n"
+           "Keep the loss on the device, and use xp.where instead of a boolean mask "
+           "(in sigmoid too): the host must wait to learn a mask's size.",
+           count=syncs.count, summary=syncs.summary())
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "07-fit-hidden-test", "points": 2}

@@ -1,4 +1,4 @@
-"""Correct answers in other idioms: a sigmoid filled through boolean masks, the stable loss summed and divided by n, a gradient written as a mean of per-sample terms, xp.stack, and scores from a confusion matrix of counts."""
+"""Correct answers in other idioms: a sigmoid as one xp.where over a shared denominator, the stable loss summed and divided by n, a gradient written as a mean of per-sample terms, xp.stack, and scores from a confusion matrix of counts."""
 
 
 # score: 12
@@ -10,13 +10,8 @@ def sigmoid(z):
     Never computes exp of a positive number, so no overflow and no warning.
     """
     xp = array_module(z)
-    out = xp.empty_like(z)
-    pos = z >= 0
-    neg = ~pos
-    out[pos] = 1 / (1 + xp.exp(-z[pos]))
-    ez = xp.exp(z[neg])
-    out[neg] = ez / (1 + ez)
-    return out
+    e = xp.exp(-xp.abs(z))
+    return xp.where(z < 0, e, 1.0) / (1 + e)
 
 
 print(sigmoid(np.array([-1000.0, -1.0, 0.0, 1.0, 1000.0])))

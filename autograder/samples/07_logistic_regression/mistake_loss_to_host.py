@@ -1,8 +1,8 @@
 """fit appends float(loss) to a Python list every epoch: a copy to the host inside the loop."""
 
 
-# score: 10
-# zero: 07-fit-hidden-test
+# score: 9
+# zero: 07-fit-test, 07-fit-hidden-test
 # kind: mistake
 # %% 07-fit
 def predict_proba(X, w, b):
