@@ -104,14 +104,13 @@ class _Watch(torch.overrides.TorchFunctionMode):
                 )
             out = func(*args, **kwargs)
             return counter._queued(first, queued) if queued else out
-        if name in COPYING_FACTORIES and kwargs.get("device") is not None:
-            data = args[0] if args else kwargs.get("data")
-            if (
-                host_target((), {"device": kwargs["device"]}, counter.simulated)
-                is False
-            ):
-                if not (isinstance(data, torch.Tensor) and counter.on_device(data)):
-                    counter._upload(False, False, f"torch.{name}(device=...)")
+        data = args[0] if args else kwargs.get("data")
+        if (
+            name in COPYING_FACTORIES
+            and host_target((), kwargs, counter.simulated) is False
+            and not (isinstance(data, torch.Tensor) and counter.on_device(data))
+        ):
+            counter._upload(False, False, f"torch.{name}(device=...)")
         out = func(*args, **kwargs)
         if counter.simulated:
             inputs = _tensors(args) + _tensors(kwargs)

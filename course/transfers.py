@@ -163,20 +163,17 @@ def host_target(args: tuple, kwargs: dict, simulated: bool) -> bool | None:
     import torch
 
     target = kwargs.get("device", args[0] if args else None)
-    if isinstance(target, (str, int)) and not isinstance(target, bool):
-        target = torch.device(target) if isinstance(target, str) else None
-        if target is None:  # an int: a CUDA device's index
-            return False
-        if target.type == "cpu":
-            return True
-        return False if target.type in ("cuda", "mps", "xpu") else None
-    if isinstance(target, torch.device):
-        if simulated:
-            return False
-        if target.type == "cpu":
-            return True
-        return False if target.type in ("cuda", "mps", "xpu") else None
-    return None
+    if isinstance(target, int) and not isinstance(target, bool):
+        return False  # a CUDA device's index
+    if isinstance(target, torch.device) and simulated:
+        return False
+    if isinstance(target, str):
+        target = torch.device(target)
+    if not isinstance(target, torch.device):
+        return None
+    if target.type == "cpu":
+        return True
+    return False if target.type in ("cuda", "mps", "xpu") else None
 
 
 __all__ = [
