@@ -201,3 +201,26 @@ def device_table(device: torch.device | str) -> str:
     """Describe a device as a readable two-column table."""
     info = describe_device(device)
     return format_table(list(info.items()), title=f"Device {info['device']}")
+
+
+def pick_amp(device: torch.device | str) -> tuple[torch.dtype | None, bool]:
+    """(autocast dtype, whether a ``GradScaler`` is needed) for training on
+    ``device`` (Day 10's rule; PyTorch documentation, "Automatic Mixed
+    Precision package - torch.amp"):
+
+    - CUDA compute capability 8.0 and later: bfloat16, no scaler (bfloat16
+      tensor cores; float32's exponent range);
+    - compute capability 7.x (V100, T4): float16 with a ``GradScaler``;
+    - older GPUs (a GTX 10xx runs float16 at 1/64 of its float32 rate):
+      ``(None, False)``, train in float32;
+    - the CPU: bfloat16, so that autocast runs there (often slower than
+      float32 unless the CPU has bfloat16 instructions, AVX512-BF16 or AMX);
+    - anything else: ``(None, False)``.
+    """
+    device = torch.device(device)
+    if device.type == "cuda":
+        major, _ = torch.cuda.get_device_capability(device)
+        if major >= 8:
+            return torch.bfloat16, False
+        return (torch.float16, True) if major == 7 else (None, False)
+    return (torch.bfloat16, False) if device.type == "cpu" else (None, False)

@@ -23,7 +23,7 @@ from course.i18n import _
 
 FIGURES = Path(__file__).with_name("figures")
 #: The diagrams, by name: ``FIGURES / f"{name}.svg"``.
-NAMES = ("host_device", "async_timeline", "grid_blocks_threads")
+NAMES = ("host_device", "async_timeline", "grid_blocks_threads", "copy_streams")
 
 
 def diagram_path(name: str) -> Path:

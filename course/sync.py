@@ -54,8 +54,12 @@ from typing import Any
 import torch
 
 from course.devicecalls import caller
+from course.streams import StreamBook, install
 from course.syncwatch import _HOST_TAG, _QUEUED_TAG, _tag, _Watch
+from course.syncwatch import mark_host as mark_host  # a public name of this module
 from course.transfers import StoreWindow
+
+install()  # simulated CUDA streams where torch has none (course.streams)
 
 
 def note_wait(op: str, device_wait: bool = True) -> None:
@@ -144,6 +148,7 @@ class SyncCounter:
         #: test's ``make_model()``): setup, not counted
         self.setup: list[SyncEvent] = []
         self._token = next(SyncCounter._tokens)  # ids of dead counters are reused
+        self._streams = StreamBook(self)
 
     @property
     def events(self) -> list[SyncEvent]:
@@ -172,8 +177,11 @@ class SyncCounter:
         waits, CuPy's copies home) and torch's copies to the device, in the
         order they happened, as ``(kind, op, where)``: kind ``"sync"``, or
         ``"upload"`` for ``.to(device)`` of a host tensor (its op says
-        whether ``non_blocking`` and from pinned memory). On a simulated GPU a
-        host tensor is one made on the host in the block (see the module)."""
+        whether ``non_blocking``, from pinned memory, and on which stream
+        if not the default). On a simulated GPU a host tensor is one made on
+        the host in the block (see the module). Where streams are used, the
+        kinds ``"wait"``, ``"use"`` and ``"record"`` say what each stream
+        waited for and read (:mod:`course.streams`, :func:`read_streams`)."""
         return [(kind, event.op, event.where) for kind, event in self._timeline]
 
     def _upload(
@@ -182,12 +190,13 @@ class SyncCounter:
         from_pinned: bool,
         op: str | None = None,
         parameter: bool = False,
-    ) -> None:
+    ) -> int | None:
         """A copy to the device was issued: an upload in the timeline and,
         without ``non_blocking=True``, a synchronisation (torch's ``copy_``
         waits for it: :mod:`course.syncrules`). A parameter moved by a module
         built in the block is the test's setup, kept apart (:attr:`setup`);
-        a buffer (a loss's class weights, say) is not."""
+        a buffer (a loss's class weights, say) is not. Returns the stream it
+        was issued on (:mod:`course.streams`; None: setup)."""
         if op is None:
             op = (
                 "Tensor.to(device, non_blocking=True)"
@@ -195,13 +204,15 @@ class SyncCounter:
                 else "Tensor.to(device)"
             )
             op += " from pinned memory" if from_pinned else ""
-        event = SyncEvent(op, caller())
         if parameter and getattr(self._local, "setup", 0):
-            self.setup.append(event)
-            return
-        self._timeline.append(("upload", event))
+            self.setup.append(SyncEvent(op, caller()))
+            return None
+        stream = self._streams.current()
+        op += f" on stream {stream}" if stream else ""
+        self._timeline.append(("upload", SyncEvent(op, caller())))
         if not queued:
             self._record(op, None)
+        return stream
 
     def on_device(self, tensor: torch.Tensor) -> bool:
         """Whether ``tensor`` lives on the device: its real device on a GPU
@@ -292,6 +303,7 @@ class SyncCounter:
         self._patch_from_numpy()
         self._patch_waits()
         self._patch_modules()
+        self._streams.patch(self._patches)
         cupy = sys.modules.get("cupy")
         if cupy is not None:
             for name in _CUPY_METHODS:

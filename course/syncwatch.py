@@ -57,6 +57,8 @@ class _Watch(torch.overrides.TorchFunctionMode):
         read = args[1:] if name in _TORCH_WRITES else args  # a write reads its source
         if name not in _NOT_READS or name in _TORCH_WRITES:
             counter._check_finished(name, _tensors(read) + _tensors(kwargs))
+        if name not in _NOT_READS and name != "record_stream":
+            counter._streams.used_by(_tensors(args) + _tensors(kwargs))
         sized = size_sync(name, args, kwargs)
         if sized and any(
             counter.on_device(t) for t in _tensors(args) + _tensors(kwargs)
@@ -76,8 +78,9 @@ class _Watch(torch.overrides.TorchFunctionMode):
             if home and counter.on_device(first) and not queued:
                 op = "Tensor.cpu" if name == "cpu" else "Tensor.to(cpu)"
                 counter._record(op, first)
+            stream = None
             if home is False and not counter.on_device(first):
-                counter._upload(
+                stream = counter._upload(
                     non_blocking(args[1:], kwargs),
                     pinned(first),
                     "Tensor.cuda" if name == "cuda" else None,
@@ -86,7 +89,10 @@ class _Watch(torch.overrides.TorchFunctionMode):
             out = func(*args, **kwargs)
             if home is None:  # a dtype only: it stays where it was
                 return counter._placed(out, counter.on_device(first))
-            return counter._queued(counter._placed(out, not home), queued)
+            out = counter._queued(counter._placed(out, not home), queued)
+            if stream is not None:
+                counter._streams.copied(_tensors(out), stream)
+            return out
         if name in _TORCH_WRITES and isinstance(first, torch.Tensor):
             source = [t for t in _tensors(args[1:]) if counter.on_device(t)]
             into_host = bool(source) and not counter.on_device(first)
@@ -96,13 +102,16 @@ class _Watch(torch.overrides.TorchFunctionMode):
             if into_host and not queued:
                 counter._record(f"Tensor.{name} (device to host)", source[0])
             host_source = [t for t in _tensors(args[1:]) if not counter.on_device(t)]
+            stream = None
             if name == "copy_" and counter.on_device(first) and host_source:
-                counter._upload(
+                stream = counter._upload(
                     non_blocking(args[2:], kwargs),
                     pinned(host_source[0]),
                     "Tensor.copy_ (host to device)",
                 )
             out = func(*args, **kwargs)
+            if stream is not None:
+                counter._streams.copied([first], stream)
             return counter._queued(first, queued) if queued else out
         data = args[0] if args else kwargs.get("data")
         if (
@@ -133,3 +142,15 @@ def _tag(tensor: torch.Tensor, name: str = _HOST_TAG, value: Any = True) -> None
         setattr(tensor, name, value)
     except (AttributeError, RuntimeError):  # a tensor that takes no attributes
         pass
+
+
+def mark_host(*tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """Say that ``tensors`` live on the host (a ``DataLoader``'s dataset, say):
+    a simulated GPU takes every tensor made before a counter's block to be on
+    the device, as the lesson's ``device`` would put it; these are not, so
+    what is cut from them is too, and its ``.to(device)`` is an upload. On a
+    GPU, ``t.device`` says where a tensor lives, and this changes nothing.
+    Returns ``tensors``."""
+    for tensor in tensors:
+        _tag(tensor)
+    return tensors

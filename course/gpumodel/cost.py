@@ -17,7 +17,9 @@ The model, per run of a trace (the lessons show it):
 - **device**: each operation runs for ``max(floor, flops / (eff x peak), bytes
   / (eff x bandwidth))`` once it is queued and the GPU is free; matrix
   products at the efficiency each library reached, FP64 ones on FP64 tensor
-  cores where the chip has them;
+  cores where the chip has them, bfloat16 and float16 ones
+  (:func:`autocast_trace`) on 16-bit tensor cores at the float32 efficiency
+  (not checked against a recorded run);
 - the run takes until both are done.
 
 The host is assumed to be the one the constants were fitted with, made faster
@@ -31,7 +33,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -91,7 +93,12 @@ KINDS = {
     "data-centre matmul": ("precision",),
 }
 #: Kinds the lessons model that no recorded run checks yet.
-UNCHECKED = ("numba kernel", "CUDA graph replay", "GeForce and T4 FP64")
+UNCHECKED = (
+    "numba kernel",
+    "CUDA graph replay",
+    "GeForce and T4 FP64",
+    "16-bit tensor-core matmul",
+)
 
 
 def accuracy_for(kind: str) -> str:
@@ -243,6 +250,20 @@ def replayed(
     host = per_op + c.get("book_us", 0.0) * 1e-6
     busy = sum(op_seconds(e, spec, c) for e in kernels)
     return Estimate(spec.name, host + busy, host, busy, 1, 0)
+
+
+def autocast_trace(run: Trace, dtype: torch.dtype) -> Trace:
+    """``run`` with its matrix products in ``dtype`` (bfloat16 or float16), as
+    ``torch.autocast`` runs them; the rest as it was. On a chip with tensor
+    cores for ``dtype`` they run at that peak, at the float32 efficiency: no
+    recorded run checks it yet (``"16-bit tensor-core matmul"`` in
+    :data:`UNCHECKED`)."""
+    return Trace(
+        [
+            replace(e, dtype=dtype) if e.kind == "op" and _is_matrix(e.name) else e
+            for e in run.events
+        ]
+    )
 
 
 def estimate_all(

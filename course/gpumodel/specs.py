@@ -30,7 +30,12 @@ class GPUSpec:
 
     def peak_flops(self, dtype: torch.dtype, matrix: bool = False) -> float:
         """FLOP/s in ``dtype``: FP64 on tensor cores for matrix products where
-        the chip has them, else FP64 units; FP32 otherwise."""
+        the chip has them, else FP64 units; bfloat16 and float16 matrix
+        products on the chip's tensor cores for that format, dense, where it
+        has them; FP32 otherwise."""
+        sixteen = {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(dtype)
+        if matrix and sixteen in dict(self.tensor_tflops):
+            return dict(self.tensor_tflops)[sixteen] * 1e12
         if dtype != torch.float64:
             return self.fp32_tflops * 1e12
         tensor = self.fp64_tensor_tflops if matrix else 0.0
