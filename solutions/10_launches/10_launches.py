@@ -42,6 +42,7 @@ from torch import nn
 from course import gpumodel
 from course.checks import check_close, check_equal, check_that, check_type
 from course.data import seed_regression
+from course.devices import pick_amp
 from course.plots import show
 from course.simulate import FakeGPU, simulate_hardware
 
@@ -371,24 +372,10 @@ print(f"spread of float64's test MSE across seeds: {spread:.3f}")
 #   `torch.set_float32_matmul_precision("high")` also lets plain float32 matrix
 #   products use TF32 tensor cores (10 bits of mantissa).
 #
-# `pick_amp` (given) applies these rules; the simulated GPUs of Day 01 show its
-# choice on cards you may not have:
+# `pick_amp` (given, in `course.devices`; Day 11 uses it too) applies these rules; the
+# simulated GPUs of Day 01 show its choice on cards you may not have:
 
 # %%
-def pick_amp(device):
-    """(autocast dtype, whether a GradScaler is needed) for training on `device`;
-    (None, False): train in float32. On the CPU it answers bfloat16 so that this
-    lesson can run autocast; there it is often slower than float32 unless the CPU
-    has bfloat16 instructions (AVX512-BF16, AMX)."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        major, _ = torch.cuda.get_device_capability(device)
-        if major >= 8:
-            return torch.bfloat16, False
-        return (torch.float16, True) if major == 7 else (None, False)
-    return (torch.bfloat16, False) if device.type == "cpu" else (None, False)
-
-
 with simulate_hardware(gpus=[FakeGPU("Tesla T4", major=7, minor=5),
                              FakeGPU("NVIDIA H200", major=9, minor=0)]):
     for where in ("cpu", "cuda:0", "cuda:1"):

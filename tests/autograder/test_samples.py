@@ -116,7 +116,7 @@ CENTRAL_MISTAKES = {
     "08_neural_network": ("forgets-biases", "08-init-test"),
     "09_kernels": ("missing-syncthreads", "09-reduce-test"),
     "10_launches": ("loop-update", "10-lean-step-test"),
-    "11_feeding_the_gpu": ("mistake-no-prefetch", "11-prefetch-test"),
+    "11_feeding_the_gpu": ("mistake-compute-stream", "11-prefetch-test"),
 }
 
 

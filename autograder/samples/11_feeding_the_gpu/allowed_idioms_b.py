@@ -1,4 +1,4 @@
-"""prefetch with itertools.pairwise over a padded iterator; tuned_epoch with F.cross_entropy imported and torch.amp.autocast; flops as a float from an int division later."""
+"""prefetch with itertools.pairwise over a copying generator that waits for the side stream before each copy; tuned_epoch with F.cross_entropy imported and torch.amp.autocast; flops as a float from an int division later."""
 
 # score: 9
 # kind: allowed
@@ -9,9 +9,17 @@ _END = object()
 
 
 def prefetch(loader, device):
+    side, compute = torch.cuda.Stream(), torch.cuda.current_stream()
+
     def moved(batches):
         for batch in batches:
-            yield tuple(t.to(device, non_blocking=True) for t in batch)
+            compute.wait_stream(side)  # the copies so far: the batch about to go
+            with torch.cuda.stream(side):
+                copied = tuple(t.to(device, non_blocking=True) for t in batch)
+            for t in copied:
+                t.record_stream(compute)
+            yield copied
+        compute.wait_stream(side)
         yield _END
 
     for current, _following in itertools.pairwise(moved(loader)):

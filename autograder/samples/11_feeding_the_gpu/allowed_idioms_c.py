@@ -1,4 +1,4 @@
-"""prefetch as a class with __iter__ and a deque of one batch; tuned_epoch with the loss computed by a helper; flops through torch.autograd.backward, depth=None."""
+"""prefetch with a deque of one batch, record_stream on torch.cuda.default_stream(); tuned_epoch with the loss computed by a helper; flops through torch.autograd.backward, depth=None."""
 
 # score: 9
 # kind: allowed
@@ -7,11 +7,18 @@ from collections import deque
 
 
 def prefetch(loader, device):
+    side = torch.cuda.Stream()
     window = deque()
     for batch in loader:
-        window.append([t.to(device, non_blocking=True) for t in batch])
+        if window:
+            torch.cuda.current_stream().wait_stream(side)
+        with torch.cuda.stream(side):
+            window.append([t.to(device, non_blocking=True) for t in batch])
+        for t in window[-1]:
+            t.record_stream(torch.cuda.default_stream())
         if len(window) == 2:
             yield tuple(window.popleft())
+    torch.cuda.current_stream().wait_stream(side)
     while window:
         yield tuple(window.popleft())
 # %% 11-tuned

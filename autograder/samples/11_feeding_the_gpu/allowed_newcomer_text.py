@@ -1,11 +1,18 @@
-"""Written from the notebook's text alone by a newcomer: a nested to_device helper in prefetch, the loss cast with .float() though autocast already gives float32, float(total) / len(X)."""
+"""Written from the notebook's text alone by a newcomer: a to_device helper that appends to a list inside the stream block, the loss cast with .float() though autocast already gives float32, float(total) / len(X)."""
 
 # score: 9
 # kind: allowed
 # %% 11-prefetch
 def prefetch(loader, device):
+    copy_stream = torch.cuda.Stream()
+    main_stream = torch.cuda.current_stream()
+
     def to_device(batch):
-        return tuple(t.to(device, non_blocking=True) for t in batch)
+        with torch.cuda.stream(copy_stream):
+            result = []
+            for t in batch:
+                result.append(t.to(device, non_blocking=True))
+        return tuple(result)
 
     it = iter(loader)
     try:
@@ -13,9 +20,15 @@ def prefetch(loader, device):
     except StopIteration:
         return
     for batch in it:
-        upcoming = to_device(batch)  # issue the copy of k+1 ...
-        yield ready  # ... before handing out k
+        main_stream.wait_stream(copy_stream)  # batch k has arrived ...
+        for t in ready:
+            t.record_stream(main_stream)
+        upcoming = to_device(batch)  # ... then issue the copy of k+1
+        yield ready
         ready = upcoming
+    main_stream.wait_stream(copy_stream)
+    for t in ready:
+        t.record_stream(main_stream)
     yield ready
 # %% 11-tuned
 def tuned_epoch(model, optimizer, scaler, loader, device, dtype):
