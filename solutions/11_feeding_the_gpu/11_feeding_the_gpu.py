@@ -156,7 +156,7 @@ print(f"one naive epoch: {len(losses)} steps, {syncs.count} synchronisations "
 # (`collate`), all on the host, in the main process (`torch.utils.data`'s fetcher;
 # with `pin_memory=True` it then copies the batch into pinned memory, in a thread of
 # the main process). A loader that is slower than the GPU's step sets the pace of
-# training, whatever the GPU.
+# training, whatever the GPU: the cell below measures the one against the other.
 #
 # The cell below times three ways of getting batches of a GPU's size (4,096 rows) on
 # this machine, back to back in alternating rounds with 95% intervals (Day 03's
@@ -241,10 +241,11 @@ print(gpumodel.accuracy_for("pytorch loop"))
 print(gpumodel.accuracy_for("16-bit tensor-core matmul"))
 
 # %% [markdown]
-# Compare the loader's time with the step's, above: where the loader takes longer, the
-# GPU waits for it, and no setting of the GPU (16-bit formats, TF32, compilation)
-# makes training faster. In float32 the step is long enough to hide the usual loader
-# on some chips; the faster the step, the sooner the loader sets the pace.
+# Compare the loader's time with the step's, measured and modelled above: where the
+# loader takes longer, the GPU waits for it, and no setting of the GPU (16-bit
+# formats, TF32, compilation) makes training faster. In float32 the modelled step is
+# long enough to hide the usual loader on some chips; the faster the step, the sooner
+# the loader sets the pace.
 #
 # `torch.profiler` (Day 03) shows the loader's work from inside a loop. Profiled over
 # three batches, the naive loop calls `aten::select` once per row and tensor (the
@@ -365,7 +366,8 @@ print(f"data on the device: {uploads} synchronisations to copy it there once, "
 # `X.to(device, non_blocking=True)` from pinned memory frees the *host* (it queues
 # the copy and returns), not the GPU.
 #
-# A copy runs beside compute only on a second stream:
+# A copy runs beside compute only on a second stream (PyTorch documentation, "CUDA
+# semantics"):
 #
 # ```python
 # side = torch.cuda.Stream()                       # once
@@ -379,10 +381,11 @@ print(f"data on the device: {uploads} synchronisations to copy it there once, "
 # `wait_stream` makes the compute stream's *later* work wait for everything queued on
 # `side` so far; it does not block the host. So the order matters: make the compute
 # stream wait for batch k's copy *before* issuing batch k+1's, and batch k+1's copy
-# runs while step k computes. `record_stream` is needed because the batch's memory
-# was allocated on `side`: without it, once your code drops the batch, PyTorch's
-# caching allocator may hand the memory out again for `side`'s next copy while a step
-# on the compute stream still reads it.
+# runs while step k computes. `record_stream` (PyTorch documentation,
+# `Tensor.record_stream`) is needed because the batch's memory was allocated on
+# `side`: without it, once your code drops the batch, PyTorch's caching allocator may
+# hand the memory out again for `side`'s next copy while a step on the compute stream
+# still reads it.
 
 # %%
 diagram("copy_streams")
@@ -985,7 +988,8 @@ else:
 # - A GPU wins when each step gives it enough work: mini-batches of a wide model,
 #   not the whole of a tiny one; and when nothing else sets the pace.
 # - Measure the loader against the step. A `DataLoader` over a `TensorDataset`
-#   fetches row by row; on a fast GPU that, not the GPU, sets the speed.
+#   fetches row by row (section 3 measured it); on a fast GPU (section 10, modelled)
+#   the loader, not the GPU, sets the pace.
 # - Recipe 1: data that fits goes to the device once; shuffle with a permutation made
 #   there.
 # - Recipe 2: otherwise fetch whole batches (`BatchSampler` with `batch_size=None`, or
