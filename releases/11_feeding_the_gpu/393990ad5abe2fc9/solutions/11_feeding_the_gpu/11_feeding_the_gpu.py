@@ -807,9 +807,10 @@ from course.results import outcome, submit
 _got = {}
 for _hidden, _rows in ((16, 4), (100, 33), (256, 128)):
     _X, _y = X_all[:_rows], y_all[:_rows]
-    _got[f"wide_mlp({_hidden}), batch {_rows}"] = outcome(
+    _got[f"FLOPs per sample of wide_mlp({_hidden}), batch {_rows} (forward and "
+         "backward)"] = outcome(
         flops_per_sample, wide_mlp(_hidden), _X, _y)
-_got["one linear layer, batch 5"] = outcome(
+_got["FLOPs per sample of one linear layer, batch 5 (forward and backward)"] = outcome(
     flops_per_sample, nn.Linear(64, 10), X_all[:5], y_all[:5])
 submit(_got)
 ### END HIDDEN TESTS
