@@ -27,7 +27,8 @@ simulated one alike; streams are numbered in the order the block meets them,
   later work waits for everything stream N had been given when the wait (or
   the event it waits on) was issued: up to the K-th copy of the block;
 - ``("use", "copy K from stream N used on stream M", where)``: the first op
-  on stream M that reads copy K, made on stream N;
+  on stream M that reads copy K, made on stream N (left out where both are
+  the default stream, so code without streams keeps the timeline it had);
 - ``("record", "copy K recorded for stream M", where)``: ``record_stream``.
 
 :func:`read_streams` turns those back into facts a test can check.
@@ -222,7 +223,7 @@ class StreamBook:
                 continue
             here = self.current() if here is None else here
             _, number, made_on = tag
-            if made_on != here and (number, here) not in self.used:
+            if (made_on, here) != (0, 0) and (number, here) not in self.used:
                 self.used.add((number, here))
                 self._note(
                     "use", f"copy {number} from stream {made_on} used on stream {here}"
@@ -290,6 +291,8 @@ class CopyFacts:
     number: int
     stream: int  # 0: the default stream
     op: str
+    #: the streams whose work read it (none listed for a copy on the default
+    #: stream read there)
     used_on: list[int] = field(default_factory=list)
     used_before_a_wait: list[int] = field(default_factory=list)
     recorded_for: list[int] = field(default_factory=list)
@@ -332,7 +335,7 @@ def read_streams(timeline: list[tuple[str, str, str]]) -> StreamFacts:
             number, made_on, on = (int(x) for x in found.groups())
             if 0 < number <= len(copies):
                 copies[number - 1].used_on.append(on)
-                if waited.get((on, made_on), 0) < number:
+                if on != made_on and waited.get((on, made_on), 0) < number:
                     copies[number - 1].used_before_a_wait.append(on)
         elif kind == "record" and (found := _RECORD.search(op)):
             number, on = int(found[1]), int(found[2])

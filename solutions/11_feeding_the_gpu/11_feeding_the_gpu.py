@@ -412,7 +412,8 @@ def prefetch(loader, device):
         Each batch as a tuple of tensors on `device`, in the loader's order.
         - Copies: every tensor with tensor.to(device, non_blocking=True), issued
           inside `with torch.cuda.stream(side):` on one side stream made with
-          torch.cuda.Stream().
+          torch.cuda.Stream(); each batch is yielded outside that block, so the
+          step that uses it runs on the compute stream.
         - One ahead: the copy of batch k+1 is issued before batch k is yielded
           (the first batch is copied before anything is yielded; nothing is
           copied further ahead).
@@ -506,6 +507,11 @@ check_that(not on_compute,
            "copies {numbers} ran on the compute stream, where they cannot overlap a "
            "step: make side = torch.cuda.Stream() and issue each copy inside "
            "`with torch.cuda.stream(side):`", numbers=on_compute)
+on_side = [c.number for c in facts.copies if any(c.used_on)]
+check_that(not on_side,
+           "copies {numbers} were read on the side stream, so the steps ran there "
+           "too and nothing overlapped: yield each batch outside the "
+           "`with torch.cuda.stream(side):` block", numbers=on_side)
 blocking = [c.op for c in facts.copies if "non_blocking=True" not in c.op]
 check_that(not blocking,
            "{count} copies waited for the device ({first}): pass non_blocking=True "
@@ -554,6 +560,9 @@ def _stream_words(timeline):
             _facts.copies_before_each_sync,
         "the last copy the compute stream waited for before each step's sync "
         "(batch k's, not batch k+1's)": _facts.waited_before_each_sync,
+        "the streams whose steps read each copy": [
+            ["the compute stream" if s == 0 else "a side stream" for s in c.used_on]
+            for c in _facts.copies],
         "copies read on the compute stream before it waited for them": [
             c.number for c in _facts.copies if c.used_before_a_wait],
         "copies not recorded for the compute stream (record_stream)": [

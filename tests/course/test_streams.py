@@ -140,3 +140,15 @@ def test_mark_host_makes_a_loaders_rows_host_data():
 def test_a_simulated_event_has_no_clock():
     with pytest.raises(RuntimeError, match="benchmark"):
         torch.cuda.Event().elapsed_time(torch.cuda.Event())
+
+
+def test_a_step_run_on_the_side_stream_is_seen():
+    def inside(batches):
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):  # the consumer's steps run on `side` too
+            for batch in batches:
+                yield tuple(t.to(DEVICE, non_blocking=True) for t in batch)
+
+    facts = _facts(inside, n=2)
+    assert [c.used_on for c in facts.copies] == [[1]] * 4
+    assert not any(c.used_before_a_wait for c in facts.copies)  # same stream
