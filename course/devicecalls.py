@@ -28,6 +28,7 @@ _DEVICE_BOOLS = frozenset({"allclose", "array_equal", "array_equiv"})
 _OWN_FILES = (
     "course/sync.py",
     "course/syncwatch.py",
+    "course/streams.py",
     "course/fakecupy.py",
     "course/devicearray.py",
     "course/transfers.py",

@@ -36,19 +36,19 @@ simulated one alike; streams are numbered in the order the block meets them,
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import re
 import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import torch
+
+from course.streamfacts import CopyFacts, StreamFacts, read_streams
 
 if TYPE_CHECKING:
     from course.sync import SyncCounter
 
 _COPY_TAG = "_course_copy"  # (counter token, copy number, stream number)
+_EVENT_TAG = "_course_event"  # (counter token, the book's serial of the record)
 _local = threading.local()
 
 
@@ -57,10 +57,34 @@ class SimStream:
 
     _serial = itertools.count(1)
 
-    def __init__(self, device: Any = None, priority: int = 0, **_: Any) -> None:
-        self.stream_id = next(SimStream._serial) if device != "default" else 0
+    def __init__(
+        self,
+        device: Any = None,
+        priority: int = 0,
+        stream_id: int | None = None,
+        **_: Any,
+    ) -> None:
+        # stream_id rebuilds an existing stream, as torch.cuda.Stream's does
+        if stream_id is not None:
+            self.stream_id = stream_id
+        else:
+            self.stream_id = next(SimStream._serial) if device != "default" else 0
         self.device = torch.device("cpu")
         self.priority = priority
+
+    def __enter__(self) -> SimStream:
+        self._before = getattr(_local, "stream", None)
+        _local.stream = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _local.stream = self._before
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SimStream) and other.stream_id == self.stream_id
+
+    def __hash__(self) -> int:
+        return hash(self.stream_id)
 
     def wait_event(self, event: SimEvent) -> None:
         event.wait(self)
@@ -124,19 +148,26 @@ def default_stream(device: Any = None) -> SimStream:
     return _DEFAULT
 
 
-@contextlib.contextmanager
-def stream(new: SimStream | None) -> Any:
-    """``torch.cuda.stream``: ``new`` is the current stream inside the block
-    (``None``: no change)."""
-    if new is None:
-        yield
-        return
-    before = getattr(_local, "stream", None)
-    _local.stream = new
-    try:
-        yield
-    finally:
-        _local.stream = before
+class StreamContext:
+    """``torch.cuda.StreamContext``: ``new`` is the current stream inside the
+    block (``None``: no change)."""
+
+    def __init__(self, new: SimStream | None) -> None:
+        self.new = new
+
+    def __enter__(self) -> SimStream | None:
+        self.before = getattr(_local, "stream", None)
+        if self.new is not None:
+            _local.stream = self.new
+        return self.new
+
+    def __exit__(self, *exc: object) -> None:
+        _local.stream = self.before
+
+
+def stream(new: SimStream | None) -> StreamContext:
+    """``torch.cuda.stream``."""
+    return StreamContext(new)
 
 
 def set_stream(new: SimStream) -> None:
@@ -149,19 +180,27 @@ _INSTALLED: list[tuple[Any, str, Any]] = []
 def install() -> bool:
     """Give ``torch.cuda`` the simulated streams where torch sees no CUDA
     (once). Returns whether they are installed."""
+    from course.env import force_cpu
+
     if _INSTALLED:
         return True
-    if torch.cuda.is_available():
+    if torch.cuda.is_available() and not force_cpu():
         return False
     original_record = torch.Tensor.record_stream
 
     def record_stream(self: torch.Tensor, stream: Any) -> None:
         if not isinstance(stream, SimStream):
             original_record(self, stream)
+            return
+        from course.sync import SyncCounter
+
+        for counter in list(SyncCounter._active):
+            counter._streams.recorded(self, stream)
 
     for owner, name, new in (
         (torch.cuda, "Stream", SimStream),
         (torch.cuda, "Event", SimEvent),
+        (torch.cuda, "StreamContext", StreamContext),
         (torch.cuda, "stream", stream),
         (torch.cuda, "current_stream", current_stream),
         (torch.cuda, "default_stream", default_stream),
@@ -180,7 +219,8 @@ class StreamBook:
         self.counter = counter
         self.numbers: dict[Any, int] = {}
         self.last_copy: dict[int, int] = {}  # stream number: its last copy
-        self.events: dict[int, tuple[int, int]] = {}  # id(event): (stream, copy)
+        self.events: dict[int, tuple[int, int]] = {}  # serial: (stream, copy)
+        self.serials = itertools.count(1)
         self.used: set[tuple[int, int]] = set()
 
     def number(self, stream: Any) -> int:
@@ -238,28 +278,35 @@ class StreamBook:
         where = self.number(
             stream if stream is not None else torch.cuda.current_stream()
         )
-        self.events[id(event)] = (where, self.last_copy.get(where, 0))
+        serial = next(self.serials)
+        try:
+            setattr(event, _EVENT_TAG, (self.counter._token, serial))
+        except (AttributeError, TypeError):
+            return
+        self.events[serial] = (where, self.last_copy.get(where, 0))
 
     def waited(self, event: Any, stream: Any) -> None:
         if stream is None:
             stream = torch.cuda.current_stream()
-        on, upto = self.events.get(id(event), (None, 0))
-        if on is None:
-            return  # an event recorded before the block: nothing of it copied
+        tag = getattr(event, _EVENT_TAG, None)
+        if tag is None or tag[0] != self.counter._token:
+            return  # never recorded in the block: a wait on it waits for nothing
+        on, upto = self.events[tag[1]]
         self._note(
             "wait",
             f"stream {self.number(stream)} waits for stream {on} up to copy {upto}",
         )
 
     def patch(self, patches: list[tuple[Any, str, Any, bool]]) -> None:
-        """Watch events and ``record_stream`` for the counter's block (the
-        real ones on a GPU, the simulated ones here); ``patches``: the
-        counter's list of what to put back."""
+        """Watch events for the counter's block (the real ones on a GPU, the
+        simulated ones here; ``record_stream`` is seen by the counter's function
+        mode on a GPU, by the simulated one here). On a GPU a host wait on a
+        stream or an event is a synchronisation too, as the simulated ones
+        count it. ``patches``: the counter's list of what to put back."""
         if not (_INSTALLED or torch.cuda.is_available()):
             return
         book, event_class = self, torch.cuda.Event
         record, wait = event_class.record, event_class.wait
-        record_stream = torch.Tensor.record_stream
 
         def record_event(self: Any, stream: Any = None) -> Any:
             out = record(self, stream) if stream is not None else record(self)
@@ -271,74 +318,39 @@ class StreamBook:
             book.waited(self, stream)
             return out
 
-        def recorded(self: torch.Tensor, stream: Any) -> Any:
-            book.recorded(self, stream)
-            return record_stream(self, stream)
-
-        for owner, name, new in (
+        news: list[tuple[Any, str, Any]] = [
             (event_class, "record", record_event),
             (event_class, "wait", wait_event),
-            (torch.Tensor, "record_stream", recorded),
-        ):
+        ]
+        if not _INSTALLED:  # torch's own streams: their host waits
+            for owner in (torch.cuda.Stream, event_class):
+                news.append((owner, "synchronize", _host_wait(owner)))
+        for owner, name, new in news:
             patches.append((owner, name, getattr(owner, name), name in vars(owner)))
             setattr(owner, name, new)
 
 
-@dataclass
-class CopyFacts:
-    """One copy to the device, as :func:`read_streams` finds it."""
+def _host_wait(owner: Any) -> Any:
+    original = owner.synchronize
+    op = f"torch.cuda.{owner.__name__}.synchronize"
 
-    number: int
-    stream: int  # 0: the default stream
-    op: str
-    #: the streams whose work read it (none listed for a copy on the default
-    #: stream read there)
-    used_on: list[int] = field(default_factory=list)
-    used_before_a_wait: list[int] = field(default_factory=list)
-    recorded_for: list[int] = field(default_factory=list)
+    def synchronize(self: Any) -> Any:
+        from course.sync import note_wait
 
+        out = original(self)
+        note_wait(op)
+        return out
 
-@dataclass
-class StreamFacts:
-    """What a counter's timeline says of copies, streams and waits."""
-
-    copies: list[CopyFacts]
-    #: before each sync: how many copies had been issued
-    copies_before_each_sync: list[int]
-    #: before each sync: the last copy the default stream had waited for
-    #: (on another stream; 0: none)
-    waited_before_each_sync: list[int]
+    return synchronize
 
 
-_STREAM = re.compile(r" on stream (\d+)$")
-_WAIT = re.compile(r"stream (\d+) waits for stream (\d+) up to copy (\d+)")
-_USE = re.compile(r"copy (\d+) from stream (\d+) used on stream (\d+)")
-_RECORD = re.compile(r"copy (\d+) recorded for stream (\d+)")
-
-
-def read_streams(timeline: list[tuple[str, str, str]]) -> StreamFacts:
-    """The facts of a counter's ``timeline`` (see the module)."""
-    copies: list[CopyFacts] = []
-    waited: dict[tuple[int, int], int] = {}  # (waiting, on): last copy covered
-    before, waits = [], []
-    for kind, op, _where in timeline:
-        if kind == "upload":
-            found = _STREAM.search(op)
-            copies.append(CopyFacts(len(copies) + 1, int(found[1]) if found else 0, op))
-        elif kind == "sync":
-            before.append(len(copies))
-            waits.append(max((k for (m, _), k in waited.items() if m == 0), default=0))
-        elif kind == "wait" and (found := _WAIT.search(op)):
-            key = (int(found[1]), int(found[2]))
-            waited[key] = max(waited.get(key, 0), int(found[3]))
-        elif kind == "use" and (found := _USE.search(op)):
-            number, made_on, on = (int(x) for x in found.groups())
-            if 0 < number <= len(copies):
-                copies[number - 1].used_on.append(on)
-                if on != made_on and waited.get((on, made_on), 0) < number:
-                    copies[number - 1].used_before_a_wait.append(on)
-        elif kind == "record" and (found := _RECORD.search(op)):
-            number, on = int(found[1]), int(found[2])
-            if 0 < number <= len(copies):
-                copies[number - 1].recorded_for.append(on)
-    return StreamFacts(copies, before, waits)
+__all__ = [
+    "CopyFacts",
+    "SimEvent",
+    "SimStream",
+    "StreamBook",
+    "StreamContext",
+    "StreamFacts",
+    "install",
+    "read_streams",
+]

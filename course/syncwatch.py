@@ -57,7 +57,9 @@ class _Watch(torch.overrides.TorchFunctionMode):
         read = args[1:] if name in _TORCH_WRITES else args  # a write reads its source
         if name not in _NOT_READS or name in _TORCH_WRITES:
             counter._check_finished(name, _tensors(read) + _tensors(kwargs))
-        if name not in _NOT_READS and name != "record_stream":
+        if name == "record_stream" and isinstance(first, torch.Tensor):
+            counter._streams.recorded(first, args[1] if len(args) > 1 else None)
+        elif name not in _NOT_READS:
             counter._streams.used_by(_tensors(args) + _tensors(kwargs))
         sized = size_sync(name, args, kwargs)
         if sized and any(
@@ -74,14 +76,18 @@ class _Watch(torch.overrides.TorchFunctionMode):
                 home: bool | None = False
             else:
                 home = name == "cpu" or host_target(args[1:], kwargs, counter.simulated)
-            queued = home and counter.on_device(first) and non_blocking(args, kwargs)
+            queued = (
+                home
+                and counter.on_device(first)
+                and non_blocking(args[1:], kwargs, name)
+            )
             if home and counter.on_device(first) and not queued:
                 op = "Tensor.cpu" if name == "cpu" else "Tensor.to(cpu)"
                 counter._record(op, first)
             stream = None
             if home is False and not counter.on_device(first):
                 stream = counter._upload(
-                    non_blocking(args[1:], kwargs),
+                    non_blocking(args[1:], kwargs, name),
                     pinned(first),
                     "Tensor.cuda" if name == "cuda" else None,
                     parameter=isinstance(first, torch.nn.Parameter),
@@ -98,16 +104,20 @@ class _Watch(torch.overrides.TorchFunctionMode):
             into_host = bool(source) and not counter.on_device(first)
             # queued only into pinned memory (a pageable target waits: CUDA's
             # rule), so never on a machine without a GPU
-            queued = into_host and non_blocking(args[2:], kwargs) and pinned(first)
+            queued = (
+                into_host and non_blocking(args[2:], kwargs, "copy_") and pinned(first)
+            )
             if into_host and not queued:
                 counter._record(f"Tensor.{name} (device to host)", source[0])
             host_source = [t for t in _tensors(args[1:]) if not counter.on_device(t)]
             stream = None
             if name == "copy_" and counter.on_device(first) and host_source:
+                queued_up = non_blocking(args[2:], kwargs, "copy_")
                 stream = counter._upload(
-                    non_blocking(args[2:], kwargs),
+                    queued_up,
                     pinned(host_source[0]),
-                    "Tensor.copy_ (host to device)",
+                    "Tensor.copy_ (host to device"
+                    + (", non_blocking=True)" if queued_up else ")"),
                 )
             out = func(*args, **kwargs)
             if stream is not None:

@@ -140,11 +140,25 @@ class TransferCounter:
 # Where a torch copy goes, and whether it is queued: read by course.sync.
 
 
-def non_blocking(args: tuple, kwargs: dict) -> bool:
-    """Whether a ``.to(...)`` or ``.copy_(...)`` call asks for a queued copy."""
+def non_blocking(args: tuple, kwargs: dict, method: str = "to") -> bool:
+    """Whether a call asks for a queued copy. ``args``: its arguments after the
+    tensor (``method="to"``: ``.to(...)``'s, read by its overloads as torch reads
+    them: ``(device, dtype, non_blocking, copy)``, ``(dtype, non_blocking,
+    copy)``, ``(other, non_blocking, copy)``), or after the tensor and the source
+    (``method="copy_"``: ``(non_blocking,)``; ``"cuda"``: ``(device,
+    non_blocking)``; ``"cpu"``: none)."""
+    import torch
+
     if "non_blocking" in kwargs:
         return bool(kwargs["non_blocking"])
-    return any(arg is True for arg in args)
+    if method == "cpu" or not args:
+        return False
+    if method == "copy_":
+        return bool(args[0])
+    at = (
+        1 if method == "cuda" or isinstance(args[0], (torch.dtype, torch.Tensor)) else 2
+    )
+    return len(args) > at and bool(args[at])
 
 
 def pinned(tensor: Any) -> bool:

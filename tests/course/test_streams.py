@@ -152,3 +152,36 @@ def test_a_step_run_on_the_side_stream_is_seen():
     facts = _facts(inside, n=2)
     assert [c.used_on for c in facts.copies] == [[1]] * 4
     assert not any(c.used_before_a_wait for c in facts.copies)  # same stream
+
+
+def test_the_forms_torch_accepts_are_read_as_torch_reads_them():
+    side = torch.cuda.Stream()
+    compute = torch.cuda.current_stream()
+    with SyncCounter() as syncs:
+        X = torch.ones(3)
+        with torch.cuda.StreamContext(side):  # what torch.cuda.stream returns
+            X.to(DEVICE, None, False, True)  # dtype, non_blocking=False, copy
+        with side:  # a stream is its own context
+            buffer = torch.empty(3, device=DEVICE)
+            buffer.copy_(X, non_blocking=True)
+        with torch.cuda.stream(torch.cuda.Stream(stream_id=compute.stream_id)):
+            X.to(DEVICE, non_blocking=True)  # the compute stream, rebuilt
+    ops = [op for kind, op, _ in syncs.timeline if kind == "upload"]
+    assert ops == [
+        "Tensor.to(device) on stream 1",
+        "Tensor.copy_ (host to device, non_blocking=True) on stream 1",
+        "Tensor.to(device, non_blocking=True)",
+    ]
+    assert syncs.count == 1  # the blocking copy
+
+
+def test_a_wait_on_an_event_never_recorded_waits_for_nothing():
+    side, compute = torch.cuda.Stream(), torch.cuda.current_stream()
+    with SyncCounter() as syncs:
+        with torch.cuda.stream(side):
+            X = torch.ones(3).to(DEVICE, non_blocking=True)
+        side.record_event()  # recorded, then dropped
+        compute.wait_event(torch.cuda.Event())  # a new event: never recorded
+        float(X.sum())
+    facts = read_streams(syncs.timeline)
+    assert facts.copies[0].used_before_a_wait == [0]
