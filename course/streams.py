@@ -65,20 +65,17 @@ class SimStream:
         **_: Any,
     ) -> None:
         # stream_id rebuilds an existing stream, as torch.cuda.Stream's does
-        if stream_id is not None:
-            self.stream_id = stream_id
-        else:
-            self.stream_id = next(SimStream._serial) if device != "default" else 0
+        self.stream_id = next(SimStream._serial) if stream_id is None else stream_id
         self.device = torch.device("cpu")
         self.priority = priority
 
-    def __enter__(self) -> SimStream:
-        self._before = getattr(_local, "stream", None)
-        _local.stream = self
+    def __enter__(self) -> SimStream:  # a stream is its own context, as torch's
+        self._context = StreamContext(self)
+        self._context.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _local.stream = self._before
+        self._context.__exit__(*exc)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SimStream) and other.stream_id == self.stream_id
@@ -113,10 +110,10 @@ class SimEvent:
     """A CUDA event of the simulated GPU."""
 
     def __init__(self, *_: Any, **__: Any) -> None:
-        self.stream: SimStream | None = None
+        pass
 
     def record(self, stream: SimStream | None = None) -> None:
-        self.stream = stream if stream is not None else current_stream()
+        pass
 
     def wait(self, stream: SimStream | None = None) -> None:
         pass
@@ -136,7 +133,7 @@ class SimEvent:
         )
 
 
-_DEFAULT = SimStream("default")
+_DEFAULT = SimStream(stream_id=0)
 
 
 def current_stream(device: Any = None) -> SimStream:
@@ -174,15 +171,22 @@ def set_stream(new: SimStream) -> None:
     _local.stream = new
 
 
-_INSTALLED: list[tuple[Any, str, Any]] = []
+_installed = False
+
+
+def _has_streams() -> bool:
+    """Whether ``torch.cuda``'s stream calls work here: simulated or real."""
+    return _installed or torch.cuda.is_available()
 
 
 def install() -> bool:
-    """Give ``torch.cuda`` the simulated streams where torch sees no CUDA
-    (once). Returns whether they are installed."""
+    """Give ``torch.cuda`` the simulated streams where torch sees no CUDA, or
+    the course is told to use the CPU (once). Returns whether they are
+    installed."""
+    global _installed
     from course.env import force_cpu
 
-    if _INSTALLED:
+    if _installed:
         return True
     if torch.cuda.is_available() and not force_cpu():
         return False
@@ -207,8 +211,8 @@ def install() -> bool:
         (torch.cuda, "set_stream", set_stream),
         (torch.Tensor, "record_stream", record_stream),
     ):
-        _INSTALLED.append((owner, name, getattr(owner, name)))
         setattr(owner, name, new)
+    _installed = True
     return True
 
 
@@ -219,6 +223,8 @@ class StreamBook:
         self.counter = counter
         self.numbers: dict[Any, int] = {}
         self.last_copy: dict[int, int] = {}  # stream number: its last copy
+        self.uploads = 0  # copies to the device so far, in the timeline
+        self.last_stream = 0
         self.events: dict[int, tuple[int, int]] = {}  # serial: (stream, copy)
         self.serials = itertools.count(1)
         self.used: set[tuple[int, int]] = set()
@@ -235,7 +241,7 @@ class StreamBook:
         return self.numbers.setdefault(key, len(self.numbers) + 1)
 
     def current(self) -> int:
-        if not (_INSTALLED or torch.cuda.is_available()):
+        if not _has_streams():
             return 0
         return self.number(torch.cuda.current_stream())
 
@@ -245,13 +251,18 @@ class StreamBook:
 
         self.counter._timeline.append((kind, SyncEvent(op, caller())))
 
-    def copied(self, tensors: list[torch.Tensor], where: int) -> None:
-        """Copy number ``counter's uploads so far`` was issued on ``where``."""
-        number = sum(kind == "upload" for kind, _ in self.counter._timeline)
-        self.last_copy[where] = number
+    def issued(self, where: int) -> None:
+        """A copy to the device was put in the timeline, on stream ``where``."""
+        self.uploads += 1
+        self.last_copy[where] = self.uploads
+        self.last_stream = where
+
+    def copied(self, tensors: list[torch.Tensor]) -> None:
+        """``tensors`` hold the last copy issued (:meth:`issued`)."""
+        tag = (self.counter._token, self.uploads, self.last_stream)
         for tensor in tensors:
             try:
-                setattr(tensor, _COPY_TAG, (self.counter._token, number, where))
+                setattr(tensor, _COPY_TAG, tag)
             except (AttributeError, RuntimeError):
                 pass
 
@@ -303,7 +314,7 @@ class StreamBook:
         mode on a GPU, by the simulated one here). On a GPU a host wait on a
         stream or an event is a synchronisation too, as the simulated ones
         count it. ``patches``: the counter's list of what to put back."""
-        if not (_INSTALLED or torch.cuda.is_available()):
+        if not _has_streams():
             return
         book, event_class = self, torch.cuda.Event
         record, wait = event_class.record, event_class.wait
@@ -322,7 +333,7 @@ class StreamBook:
             (event_class, "record", record_event),
             (event_class, "wait", wait_event),
         ]
-        if not _INSTALLED:  # torch's own streams: their host waits
+        if not _installed:  # torch's own streams: their host waits
             for owner in (torch.cuda.Stream, event_class):
                 news.append((owner, "synchronize", _host_wait(owner)))
         for owner, name, new in news:

@@ -210,6 +210,7 @@ class SyncCounter:
         stream = self._streams.current()
         op += f" on stream {stream}" if stream else ""
         self._timeline.append(("upload", SyncEvent(op, caller())))
+        self._streams.issued(stream)
         if not queued:
             self._record(op, None)
         return stream

@@ -97,7 +97,7 @@ class _Watch(torch.overrides.TorchFunctionMode):
                 return counter._placed(out, counter.on_device(first))
             out = counter._queued(counter._placed(out, not home), queued)
             if stream is not None:
-                counter._streams.copied(_tensors(out), stream)
+                counter._streams.copied(_tensors(out))
             return out
         if name in _TORCH_WRITES and isinstance(first, torch.Tensor):
             source = [t for t in _tensors(args[1:]) if counter.on_device(t)]
@@ -121,7 +121,7 @@ class _Watch(torch.overrides.TorchFunctionMode):
                 )
             out = func(*args, **kwargs)
             if stream is not None:
-                counter._streams.copied([first], stream)
+                counter._streams.copied([first])
             return counter._queued(first, queued) if queued else out
         data = args[0] if args else kwargs.get("data")
         if (
