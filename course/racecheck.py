@@ -31,10 +31,11 @@ import contextlib
 import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from course.checkreport import CheckReport, outputs
 
 
 class KernelRaceError(RuntimeError):
@@ -160,16 +161,6 @@ class _Tracker:
         )
 
 
-@dataclass
-class CheckReport:
-    """What a :func:`race_check` block saw: launches, blocks, recorded accesses."""
-
-    launches: int = 0
-    blocks: int = 0
-    accesses: int = 0
-    barriers: int = 0
-
-
 def _element_ids(shape: tuple[int, ...]) -> np.ndarray:
     return np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
 
@@ -240,9 +231,10 @@ def _tracked_global(base: type, report: CheckReport) -> type:
             n = report.__dict__.get("_arguments", 0) + 1
             report.__dict__["_arguments"] = n
             shape = np.shape(item._ary)
-            self.__dict__["_course_tracker"] = _Tracker(
-                f"array argument {n}", shape, False, report
-            )
+            tracker = _Tracker(f"array argument {n}", shape, False, report)
+            tracker.item = item  # whose values the launch leaves
+            report.__dict__.setdefault("_trackers", []).append(tracker)
+            self.__dict__["_course_tracker"] = tracker
             self.__dict__["_course_ids"] = _element_ids(shape)
 
         def __getitem__(self, key: Any) -> Any:
@@ -350,10 +342,15 @@ def race_check() -> Iterator[CheckReport]:
             )
 
     def call(self, *args):
-        if not self._device:
-            report.launches += 1
-            report.__dict__["_arguments"] = 0
-        return original_call(self, *args)
+        if self._device:
+            return original_call(self, *args)
+        report.launches += 1
+        report.__dict__["_arguments"] = 0
+        report.__dict__["_trackers"] = []
+        try:
+            return original_call(self, *args)
+        finally:
+            report.outputs.append(outputs(args, report.__dict__["_trackers"]))
 
     patches = [
         (kernel.BlockManager, "run", block_run),

@@ -12,17 +12,20 @@ counts what a GPU's driver would see:
   which arguments the kernel wrote), so an **upload** and a **download** with
   their bytes, and the copy back is a **sync**.
 
-An array the store holds (a ``course.fakecupy`` array, or what
-``cuda.to_device`` returns inside :func:`course.cudasim.simulated_gpu`) is
-passed as its handle: the kernel reads and writes it in the store, with no
-copy. An array of numba's own simulator (``cuda.to_device`` elsewhere)
-travels with the launch as device data: it costs no copy either. The kernel's
-source (:mod:`course.kernelsource`) is what the CUDA compiler is given too:
-what the store runs is what must compile.
+An argument is device data only if it is a handle to an array the store
+holds (a ``course.fakecupy`` array, or what ``cuda.to_device`` returns inside
+:func:`course.cudasim.simulated_gpu` and in grading): the kernel reads and
+writes it in the store, with no copy. Any other array is a host array, whatever
+the sender calls it, and costs its copies. The store keeps what it ran: each
+kernel's source and argument types (what the CUDA compiler is given in
+grading) and, for the last launches, what each wrote into its array arguments
+(:meth:`course.simstore.Store.launched`). The kernel's source
+(:mod:`course.kernelsource`) is what the store runs is what must compile.
 """
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import secrets
 from typing import Any
@@ -31,6 +34,10 @@ import numpy as np
 
 from course.simlink import decode, encode
 
+#: Launches whose outputs a store keeps (a test's block launches a few).
+KEEP_OUTPUTS = 64
+#: Launches a store notes at most (as many as its events).
+_MAX_LAUNCHES = 200_000
 #: Seconds one launch may run in the store's child (the simulator runs a
 #: thread per CUDA thread; graded launches take well under a second).
 LAUNCH_SECONDS = 60.0
@@ -78,10 +85,9 @@ def launch_on_store(kernel: Any, args: tuple, source: str, link: Any) -> None:
         np.copyto(target, decode(node, None), casting="unsafe")
 
 
-def run_on_store(link: Any, record: Any = None) -> Any:
+def run_on_store(link: Any) -> Any:
     """From now on, numba simulator launches (and ``cuda.to_device``,
-    ``device_array``, ``device_array_like``) go to ``link``'s store;
-    ``record(kernel, args, source)`` sees each launch first. Returns a
+    ``device_array``, ``device_array_like``) go to ``link``'s store. Returns a
     function that puts numba back as it was."""
     from numba import cuda
     from numba.cuda.simulator import kernel as simulated
@@ -93,10 +99,7 @@ def run_on_store(link: Any, record: Any = None) -> Any:
     def on_store(self: Any, *args: Any) -> Any:
         if self._device or simulated._kernel_context or _RUNNING:
             return launch(self, *args)  # a device function, or the store's run
-        source = kernel_module(self)
-        if record is not None:
-            record(self, args, source)
-        return launch_on_store(self, args, source, link)
+        return launch_on_store(self, args, kernel_module(self), link)
 
     saved = {name: getattr(cuda, name) for name in _ALLOCATORS}
     for name, make in _allocators(link).items():
@@ -206,6 +209,7 @@ def run_kernel(request: dict[str, Any]) -> dict[str, Any]:
         "launches": report.launches,
         "barriers": report.barriers,
         "blocks": report.blocks,
+        "written": report.outputs[-1] if report.outputs else [],
     }
 
 
@@ -223,18 +227,9 @@ def store_launch(
     a node for each host or device array, or ``["raised", type, text]``."""
     where = f"kernel {str(name)[:80]}"
     kinds, args = [], []
-    for node in nodes:
-        kind = str(node[0])
-        handle = isinstance(node[1], list) and bool(node[1]) and node[1][0] == "h"
-        if kind not in ("host", "device", "store", "value"):
-            raise TypeError(f"no kind of kernel argument is called {kind!r}")
-        if (kind == "store") != handle:
-            raise TypeError("a store array is passed by its handle, and only it")
-        if kind == "value" and isinstance(node[1], list) and node[1][0] == "a":
-            raise TypeError("an array argument passed as a value")
+    for node in nodes:  # the sender's label is not read: the node says what it is
         value = store._value(node[1])
-        if kind in ("host", "device", "store") and not isinstance(value, np.ndarray):
-            raise TypeError(f"a {kind} array argument that is not an array")
+        kind = _held_kind(node[1], value)
         if kind == "host":
             store._event("upload", f"kernel.{name}", value.nbytes, "implicit copy")
         kinds.append(kind)
@@ -243,6 +238,7 @@ def store_launch(
         "name": str(name),
         "source": str(source),
         "args": args,
+        "kinds": kinds,
         "grid": [int(g) for g in grid],
         "block": [int(b) for b in block],
         "shared": int(shared),
@@ -257,6 +253,7 @@ def store_launch(
     barriers = max(0, int(done.get("barriers", 0)))
     store.counts["launch"] += 1
     store.by_op[f"launch:kernel.{name}"] += 1
+    ran(store, request, done)
     store._event("kernel", str(name), barriers, where)
     back: list[Any] = []
     for kind, node, held, value in zip(kinds, nodes, args, done["args"]):
@@ -275,6 +272,59 @@ def store_launch(
     return ["done", back]
 
 
+def _held_kind(node: Any, value: Any) -> str:
+    """What an argument is to the store: ``"store"``, a handle to an array it
+    holds; ``"host"``, any other array (numba copies it up and back);
+    ``"value"``, a number or a tuple."""
+    if isinstance(node, list) and node and node[0] == "h":
+        if not isinstance(value, np.ndarray):
+            raise TypeError("a kernel argument that is not a device array")
+        return "store"
+    if isinstance(value, np.ndarray):
+        return "host"
+    return "value"
+
+
+def ran(store: Any, request: dict[str, Any], done: dict[str, Any]) -> None:
+    """Note one launch (:mod:`course.simkernels`): the kernel, and what it
+    wrote into its arrays (kept for the last :data:`KEEP_OUTPUTS`)."""
+    if len(store.launches) >= _MAX_LAUNCHES:
+        return
+    key = (str(request["name"]), str(done.get("signature", "")), request["source"])
+    kid = store._kernel_ids.get(key)
+    if kid is None:
+        kid = store._kernel_ids[key] = len(store.kernels)
+        store.kernels.append(list(key))
+    outputs = []
+    for arg, found in zip(request["args"], done.get("written") or []):
+        if found is None or not isinstance(arg, np.ndarray):
+            outputs.append(None)
+            continue
+        value = np.asarray(found, dtype=np.float64)
+        outputs.append(value if value.shape == arg.shape else None)
+    store.launches.append([store.mark(), kid, outputs])
+    if len(store.launches) > KEEP_OUTPUTS:
+        store.launches[-KEEP_OUTPUTS - 1][2] = None
+
+
+def launched(store: Any, mark: int, outputs: bool = False) -> list[Any]:
+    """``[name, signature, source]`` of each launch since ``mark``, with
+    what it wrote (per argument: an array, NaN where it wrote nothing, or
+    None) if ``outputs``. The grader's: what it compiles and judges."""
+    start = bisect.bisect_left(store.launches, int(mark), key=lambda x: x[0])
+    found = []
+    for _, kid, written in store.launches[start:]:
+        entry: list[Any] = list(store.kernels[kid])
+        if outputs:
+            entry.append(
+                None
+                if written is None
+                else [None if w is None else encode(w) for w in written]
+            )
+        found.append(entry)
+    return found
+
+
 def run_here(request: dict[str, Any]) -> dict[str, Any]:
     """A launch in the store's own process (a student's store: nothing there
     is a grader's secret)."""
@@ -283,7 +333,10 @@ def run_here(request: dict[str, Any]) -> dict[str, Any]:
 
 
 __all__ = [
+    "KEEP_OUTPUTS",
     "LAUNCH_SECONDS",
+    "launched",
+    "ran",
     "launch_on_store",
     "run_here",
     "run_kernel",

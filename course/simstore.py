@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from course.simkernels import launched
 from course.simlink import decode, encode, receive, send
 from course.syncrules import STORE_SIZE
 
@@ -114,6 +115,11 @@ class Store:
         self.by_op: Counter[str] = Counter()
         self.events: list[list[Any]] = []
         self.dropped = 0
+        #: each kernel it ran, ``[name, signature, source]``, once
+        self.kernels: list[list[str]] = []
+        self._kernel_ids: dict[tuple[str, str, str], int] = {}
+        #: each launch: ``[event index, kernel id, outputs or None]``
+        self.launches: list[list[Any]] = []
 
     # Handles.
     def _new(self, value: Any) -> Any:
@@ -342,7 +348,12 @@ _OPS = {
     "mark": Store.mark,
     "since": Store.since,
 }
-_CONTROL = {"fetch": Store.fetch, "put": Store.put, "totals": Store.totals}
+_CONTROL = {
+    "fetch": Store.fetch,
+    "put": Store.put,
+    "totals": Store.totals,
+    "launched": lambda store, *args: launched(store, *args),
+}
 
 
 def serve(data: socket.socket, control: socket.socket, launcher: Any = None) -> None:

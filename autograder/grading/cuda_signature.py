@@ -20,6 +20,16 @@ class UnsupportedArgument(TypeError):
     """A launch argument that no CUDA kernel can take (a list, a string...)."""
 
 
+class HeldArray:
+    """An array the simulated GPU's store holds, as a signature sees it: its
+    dtype and dimensions, any layout (a CuPy or numba device array's)."""
+
+    _course_handle = True
+
+    def __init__(self, array: Any) -> None:
+        self.dtype, self.ndim = array.dtype, array.ndim
+
+
 def signature_of(args: Sequence[Any]) -> str:
     """The numba signature of a kernel launched with ``args``.
 

@@ -10,11 +10,16 @@ from autograder.grading.referee.counters import SyncCounter
 
 
 class _LocalLink:
-    """A link whose 'kernel' is this process: each call done here."""
+    """A link whose 'kernel' is this process: each call done here, as the
+    agent does it (the course's names put back first)."""
 
     store = None
 
     def call(self, what, *args):
+        from autograder.grading.referee import pins
+
+        pins.pin()  # once, before the answer assigns anything (as a kernel does)
+        pins.restore()
         if what == "import":
             return importlib.import_module(args[0])
         if what == "getattr":
@@ -22,11 +27,7 @@ class _LocalLink:
         if what == "call":
             function, positional, keywords = args
             return function(*positional, **keywords)
-        if what == "enter":
-            return args[0].__enter__()
-        if what == "exit":
-            return args[0].__exit__(*args[1:])
-        raise AssertionError(what)
+        return pins.OPS[what](*args)
 
     def materialize(self, value):
         return value
@@ -44,3 +45,49 @@ def test_the_timeline_comes_back_in_order_as_plain_triples():
     ]
     assert counter.count == 1
     assert all(isinstance(part, str) for entry in counter.timeline for part in entry)
+
+
+def test_a_counter_class_assigned_by_the_answer_changes_nothing_read():
+    """``course.sync.SyncCounter = Quiet``: the referee's counter is of the class
+    bound before, and reads the record, not a property the answer wrote."""
+    import course.sync
+
+    real = course.sync.SyncCounter
+
+    class Quiet(real):
+        torch_events = property(lambda self: [])
+        timeline = property(lambda self: [])
+
+    course.sync.SyncCounter = Quiet
+    try:
+        counter = SyncCounter(_LocalLink(), None, simulate=True)
+        assert course.sync.SyncCounter is real  # put back at the first request
+        course.sync.SyncCounter = Quiet
+        on_device = torch.ones(3)  # made before the block: on the simulated GPU
+        with counter:
+            on_device.sum().item()
+        assert counter.count == 1 and counter.torch_events[0][0] == "Tensor.item"
+    finally:
+        course.sync.SyncCounter = real
+
+
+def test_a_trace_class_assigned_by_the_answer_changes_nothing_read():
+    import course.gpumodel.tracing as tracing
+    from autograder.grading.referee.counters import trace_for
+
+    real = tracing.Trace
+
+    class Fake(real):
+        launches = property(lambda self: 0)
+
+    on_device = torch.ones(4)
+
+    def step():
+        tracing.Trace = Fake  # inside the traced call, too
+        on_device.mul(2).sum().item()
+
+    try:
+        run = trace_for(_LocalLink())(step)
+    finally:
+        tracing.Trace = real
+    assert type(run) is real and run.launches == 2 and run.syncs == 1

@@ -60,10 +60,53 @@ def test_a_launch_on_host_arrays_counts_numba_s_copies_both_ways():
     np.testing.assert_allclose(device.copy_to_host(), x + 1)
     counts = link.store.counts
     assert counts["launch"] == 2 and counts["kernel"] == 2
-    # three host arrays, then two (the device array costs no copy): each way
-    assert counts["upload"] == 5 and counts["download"] == 5
-    assert counts["upload_bytes"] == counts["download_bytes"] == 5 * 40
+    # three host arrays, then three: numba's own device array is not one the
+    # store holds, so it is host data to the store and costs its copies
+    assert counts["upload"] == 6 and counts["download"] == 6
+    assert counts["upload_bytes"] == counts["download_bytes"] == 6 * 40
     assert counts["sync"] == 2  # the copies back wait for each kernel
+
+
+def test_a_label_does_not_make_a_host_array_device_data():
+    """The store reads what each argument is from the argument itself."""
+    link = LocalConnection()
+    x, y = np.arange(4, dtype=np.float64), np.ones(4, dtype=np.float64)
+    out = np.zeros(4)
+    from course.simlink import encode
+
+    nodes = [["value", encode(np.float64(2.0))]] + [
+        ["device", encode(a)] for a in (x, y, out)
+    ]
+    reply = link.request(["launch", "saxpy", SAXPY, [1], [4], 0, nodes, ""])
+    assert reply[0] == "done"
+    counts = link.store.counts
+    assert counts["upload"] == 3 and counts["download"] == 3 and counts["sync"] == 1
+
+
+EMPTY = """from numba import cuda
+@cuda.jit
+def saxpy(a, x, y, out):
+    cuda.syncthreads()
+"""
+
+
+def test_the_store_keeps_each_kernel_it_ran_and_what_each_launch_wrote():
+    link = LocalConnection()
+    mark = link.request(["mark"])
+    x = np.arange(5, dtype=np.float64)
+    out = 2 * x + 1  # the right answer, put there by the host
+    launch_on_store(_Configured("saxpy", 1, 8), (2.0, x, np.ones(5), out), EMPTY, link)
+    launch_on_store(_Configured("saxpy", 1, 4), (2.0, x, np.ones(5), out), SAXPY, link)
+    found = link.request(["launched", mark, True])
+    assert [entry[0] for entry in found] == ["saxpy", "saxpy"]
+    assert [entry[2] for entry in found] == [EMPTY, SAXPY]
+    from course.simlink import decode
+
+    empty, done = (decode(entry[3][3], None) for entry in found)
+    assert np.isnan(empty).all()  # the empty kernel wrote nothing
+    np.testing.assert_allclose(done, 2 * x + 1)
+    assert found[0][3][0] is None  # a number: no output
+    assert link.request(["launched", link.request(["mark"])]) == []
 
 
 def test_a_race_raises_the_checker_s_error_and_counts_a_sync():

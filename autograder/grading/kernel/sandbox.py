@@ -230,9 +230,11 @@ def confine_kernel(argv: list[str]) -> list[str]:
     os.environ["CUPY_CACHE_IN_MEMORY"] = "1"
     os.environ["JOBLIB_MULTIPROCESSING"] = "0"  # no /dev/shm: serial, no warning
     # the referee's agent, which the kernel imports: its folder is hidden once confined
-    import autograder.grading.cuda_signature  # noqa: F401
     import autograder.grading.referee.agent  # noqa: F401
     import autograder.grading.referee.launches  # noqa: F401
+    from autograder.grading.referee import pins
+
+    pins.pin()  # the course's names as loaded, before any student code
     from autograder.grading.kernel import seccomp  # its folder is hidden once confined
 
     _prepare_user_settings()

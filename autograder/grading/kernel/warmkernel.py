@@ -83,7 +83,6 @@ PRELOAD = (
     # the referee's agent: a confined kernel cannot read the autograder folder
     "autograder.grading.referee.agent",
     "autograder.grading.referee.launches",
-    "autograder.grading.cuda_signature",
 )
 
 #: Environment variables that differ from kernel to kernel. Any other variable
@@ -131,6 +130,9 @@ def serve() -> None:
             pass
     if quiet:
         del os.environ["PYDEVD_DISABLE_FILE_VALIDATION"]
+    from autograder.grading.referee import pins
+
+    pins.pin()  # the course's names as loaded, before any student code
     forkserver.serve(become_kernel)
 
 

@@ -12,7 +12,10 @@ to run it.
 
 This module holds no test, no expected value and no secret: everything in this
 process belongs to the student, and nothing it reports is trusted beyond being
-the student's answer.
+the student's answer. Before each request it puts back the course's modules as
+they were before the notebook ran (:mod:`autograder.grading.referee.pins`,
+imported with this module), and the counters a test uses are made and read
+through what was bound then.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import sys
 import threading
 from typing import Any
 
-from autograder.grading.referee import wire, writeback
+from autograder.grading.referee import pins, wire, writeback
 from autograder.grading.referee.launches import watch_launches
 from autograder.grading.referee.ops import OPS, error_info
 
@@ -57,7 +60,6 @@ class Agent:
         self._next = 1
         self.serving = False
         self._thread: int | None = None
-        self.launches: list[list[Any]] = []
         self._callbacks: dict[int, Callback] = {}
 
     def _connect(self) -> wire.Channel:
@@ -203,6 +205,7 @@ class Agent:
         """One request of the referee: ``["a", node]`` or ``["e", info]``."""
         op = message[1]
         try:
+            pins.restore()  # the course's names, as before any student code ran
             if op == "get":
                 namespace = _user_namespace()
                 found = [
@@ -222,8 +225,9 @@ class Agent:
             if op == "describe":
                 return ["a", self.out(args[0], copy=True)]
             marked = _call_marks(op, args, message[2])
+            run = OPS.get(op) or pins.OPS[op]
             with wire.grad_enabled(message[3] if len(message) > 3 else None):
-                result = OPS[op](*args)
+                result = run(*args)
             reply = ["a", self.out(result)]
             if marked:
                 found = writeback.changed(marked)
@@ -267,8 +271,7 @@ class Agent:
         """Answer the referee until it says the test is done."""
         channel = self._connect()
         self.serving, self._thread = True, threading.get_ident()
-        self.launches = []
-        watch = watch_launches(self.launches)
+        watch = watch_launches()
         try:
             channel.send(["hello", session])
             while True:
@@ -279,13 +282,16 @@ class Agent:
                 if not (isinstance(message, list) and message and message[0] == "q"):
                     raise wire.ChannelClosed("a malformed request")
                 if message[1] == "done":
-                    channel.send(["done", self.launches])
+                    channel.send(["done"])
                     return
                 try:
                     reply = self.handle(message)
                 except KeyboardInterrupt as exc:
                     reply = ["e", error_info(exc)]
-                channel.send(reply)
+                try:
+                    channel.send(reply)
+                except ValueError as exc:  # over the frame limit: say so instead
+                    channel.send(["e", error_info(exc)])
         finally:
             self.serving = False
             if watch is not None:

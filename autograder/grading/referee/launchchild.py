@@ -35,6 +35,7 @@ def launch_apart(request: dict[str, Any]) -> dict[str, Any]:
     from course.simkernels import LAUNCH_SECONDS
 
     global _SCRATCH
+    signature = _signature(request)  # of what the store holds, before the run
     if not _SCRATCH:
         import tempfile
 
@@ -55,6 +56,9 @@ def launch_apart(request: dict[str, Any]) -> dict[str, Any]:
             os.closerange(write + 1, 1 << 16)
             _confine_launch()
             report = _run_kernel()(request)
+            report["written"] = [
+                None if w is None else encode(w) for w in report.get("written") or []
+            ]
             reply = ["ok", report, [encode(a) for a in request["args"]]]
         except BaseException as exc:  # noqa: BLE001 - the kernel's, for the student
             reply = ["err", type(exc).__name__, str(exc)[:2000]]
@@ -82,7 +86,29 @@ def launch_apart(request: dict[str, Any]) -> dict[str, Any]:
         raise _kernel_error(str(reply[1]), str(reply[2]))
     from course.simlink import decode
 
-    return {**reply[1], "args": [decode(a, None) for a in reply[2]]}
+    written = [None if w is None else decode(w, None) for w in reply[1]["written"]]
+    return {
+        **reply[1],
+        "written": written,
+        "signature": signature,
+        "args": [decode(a, None) for a in reply[2]],
+    }
+
+
+def _signature(request: dict[str, Any]) -> str:
+    """The numba signature of the launch, from the store's own arrays (its
+    held ones with any layout, as CuPy's and numba's device arrays)."""
+    from autograder.grading.cuda_signature import HeldArray, signature_of
+
+    kinds = request.get("kinds") or []
+    args = [
+        HeldArray(a) if kind == "store" else a
+        for a, kind in zip(request["args"], kinds)
+    ]
+    try:
+        return signature_of(args)
+    except Exception as exc:  # noqa: BLE001 - the compile step reports it
+        return f"unsupported: {exc}"
 
 
 def load_for_launches() -> None:

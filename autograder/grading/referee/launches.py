@@ -1,42 +1,23 @@
-"""What a simulated CUDA kernel launch needs to be compiled later, for a real GPU,
-and to run on the grader's store.
+"""Where a test's numba-cuda kernel launches run: on the grader's store.
 
-Grading kernels run numba-cuda's simulator, which runs a kernel as Python and so
-accepts what CUDA never would. The agent (:mod:`autograder.grading.referee.agent`)
-records each launch a test makes with :func:`launch_record`: the kernel's own
-source (a kernel defined inside a function too), the values its source reads
-from outside (its closure cells and the notebook's globals, numbers and dtypes
-only), the device functions it calls, and the numba signature of the launch.
-:mod:`course.kernelsource` writes that as a module that numba-cuda's compiler
-can load (:mod:`autograder.grading.cuda_compile`). The same module is what the
-store runs (:mod:`course.simkernels`): a test's launch never runs in the
-student's process.
+While the agent (:mod:`autograder.grading.referee.agent`) serves a test, each
+simulated CUDA kernel launch, and ``cuda.to_device``, ``device_array`` and
+``device_array_like``, become requests to the kernel's simulated GPU, the
+grader's store (:func:`course.simkernels.run_on_store`). The store runs each
+launch in a confined child, keeps each kernel's source with the types it was
+launched with (what the CUDA compiler is given:
+:mod:`autograder.grading.chain.kernels`) and what it wrote: nothing about a
+launch is read from this process.
 """
 
 from __future__ import annotations
 
-import sys
+import os
 from typing import Any
-
-from course.kernelsource import kernel_module
-
-
-def launch_record(kernel: Any, args: tuple, source: str | None = None) -> list[Any]:
-    """``[name, signature, module source]`` of one launch (see the module)."""
-    from autograder.grading.cuda_signature import signature_of
-
-    name = getattr(kernel.fn, "__name__", "?")
-    try:
-        signature = signature_of(args)
-    except Exception as exc:  # noqa: BLE001 - the compile step reports it
-        signature = f"unsupported: {exc}"
-    return [name, signature, kernel_module(kernel) if source is None else source]
 
 
 def _store_link() -> Any:
     """The grader's store this kernel was given, if any."""
-    import os
-
     from course.simlink import STORE_FD_ENV, SocketConnection, connection
 
     if not os.environ.get(STORE_FD_ENV):
@@ -45,38 +26,19 @@ def _store_link() -> Any:
     return link if isinstance(link, SocketConnection) else None
 
 
-def watch_launches(found: list[list[Any]]) -> Any:
-    """Record each simulated CUDA kernel launch (to compile it after the test)
-    and, where the kernel has the grader's store, have the store run it
-    (:func:`course.simkernels.run_on_store`: ``cuda.to_device`` arrays live
-    there too); return a function that stops both."""
-    simulated = sys.modules.get("numba.cuda.simulator.kernel")
-    if simulated is None:
+def watch_launches() -> Any:
+    """Send this kernel's launches to its store, if it has one; return a
+    function that stops it (None: no store, or numba not loaded)."""
+    import sys
+
+    if "numba.cuda.simulator.kernel" not in sys.modules:
         return None
-
-    def record(kernel: Any, args: tuple, source: str | None = None) -> None:
-        found_now = launch_record(kernel, args, source)
-        if found_now not in found:
-            found.append(found_now)
-
     store = _store_link()
-    if store is not None:
-        from course.simkernels import run_on_store
+    if store is None:
+        return None
+    from course.simkernels import run_on_store
 
-        return run_on_store(store, record)
-    launch = simulated.FakeCUDAKernel.__call__
-
-    def recorded(self: Any, *args: Any) -> Any:
-        if not (self._device or simulated._kernel_context):
-            record(self, args)
-        return launch(self, *args)
-
-    simulated.FakeCUDAKernel.__call__ = recorded
-
-    def stop() -> None:
-        simulated.FakeCUDAKernel.__call__ = launch
-
-    return stop
+    return run_on_store(store)
 
 
-__all__ = ["launch_record", "watch_launches"]
+__all__ = ["watch_launches"]

@@ -12,14 +12,17 @@ kernel itself skips). The test's code runs here, in the grader's process:
   copied from the kernel; ``submit`` records a hidden test's results;
   ``course.results.reference(name)`` is the reference solution's function;
 * an ``import`` in a test imports in the kernel (the module is the notebook's),
-  except those four modules, imported here;
-* ``SyncCounter`` and ``TransferCounter`` are the referee's
-  (:mod:`~autograder.grading.referee.counters`) where the kernel has a
-  simulated GPU: its counts are read from the store, not the kernel;
+  except :data:`REFEREE_MODULES` (those, and ``course.streams``, whose
+  ``read_streams`` reads a counter's timeline as data), imported here;
+* ``SyncCounter`` and ``gpumodel.trace`` are the referee's
+  (:mod:`~autograder.grading.referee.counters`), and so are
+  ``TransferCounter`` and ``checked`` where the kernel has a simulated GPU:
+  those counts are read from the store, not the kernel;
 * ``assert`` statements are recorded as checks.
 
-A test's record (its checks, its results, its error, the kernels it
-launched) is compared with the reference's by the verdict
+A test's record (its checks, its results, its error, and the kernels the
+simulated GPU's store ran for it, read from the store: what is compiled) is
+compared with the reference's by the verdict
 (:func:`autograder.grading.chain.verdict.judge`). Nothing of a test (its
 source, its expected values, its labels) is sent to the kernel: only the
 requests its code makes of the student's objects.
@@ -34,7 +37,12 @@ import time
 import traceback
 from typing import Any
 
-from autograder.grading.referee.counters import COUNTERS, counter_for
+from autograder.grading.referee.counters import (
+    COUNTER_MODULES,
+    COUNTERS,
+    ModuleView,
+    counter_for,
+)
 from autograder.grading.referee.link import KernelGone, Link, TestTimeout
 from autograder.grading.referee.proxy import Proxy, value_of
 from autograder.grading.referee.source import (
@@ -93,6 +101,7 @@ class Referee:
             code = compile_test(source, f"<test {gid}>")
         except SyntaxError as exc:
             code, error = None, _message(exc)
+        mark = _store_mark(self.link.store)
         if code is not None:
             try:
                 self.link.begin(self.session, time.monotonic() + timeout)
@@ -106,14 +115,14 @@ class Referee:
                 except BaseException as exc:  # noqa: BLE001 - the test's outcome
                     error = _message(exc, timeout)
             try:
-                done = self.link.end()
-                record.data["launches"] = [
-                    list(x)
-                    for x in done.get("launches") or []
-                    if isinstance(x, list) and len(x) == 3
-                ]
+                self.link.end()
             except (KernelGone, TestTimeout, Exception) as exc:  # noqa: BLE001
                 error = error or f"the kernel did not finish the test: {exc}"
+        if mark is not None:  # the kernels the store ran: what is compiled
+            try:
+                record.data["launches"] = self.link.store.request(["launched", mark])
+            except Exception as exc:  # noqa: BLE001 - the store ended with the kernel
+                error = error or f"the simulated GPU did not answer: {exc}"
         record.data["error"] = error
         record.data["seconds"] = round(time.perf_counter() - started, 4)
         record.data["output"] = output.getvalue()[-2000:]
@@ -145,12 +154,21 @@ class Referee:
             values = self.link.request(["q", "get", remote, paths])
             for name, value in zip(remote + imported, values):
                 if type(value).__name__ != "_Missing":
-                    self.namespace[name] = value
+                    self.namespace[name] = self._viewed(name, value)
         self.namespace.update(
             _course_assert=self._assert,
             _course_import=self._import,
             _course_from=self._from,
         )
+
+    def _viewed(self, name: str, value: Any) -> Any:
+        """A lesson's module whose counters are the referee's (``gpumodel``,
+        for ``gpumodel.trace``): the kernel's module with those in front."""
+        module, attr = self.names.get(name, ("", None))
+        full = f"{module}.{attr}" if attr else module
+        if full not in COUNTER_MODULES:
+            return value
+        return ModuleView(value, {"trace": counter_for("trace", self.link)})
 
     def _import(self, module: str, bound: str) -> Any:
         found = self.link.call("import", module)
@@ -160,7 +178,9 @@ class Referee:
         """The referee's counter class for ``module.name``, if the kernel has a
         store (:mod:`autograder.grading.referee.counters`)."""
         kind = COUNTERS.get((module, name or ""))
-        if kind is None or (kind != "sync" and self.link.store is None):
+        if kind is None or (
+            kind in ("transfer", "kernels") and self.link.store is None
+        ):
             return None
         return counter_for(kind, self.link)
 
@@ -247,6 +267,16 @@ class Referee:
             )
         if self._record is not None:
             self._record.data["results"].append(encode(results))
+
+
+def _store_mark(store: Any) -> int | None:
+    """Where the store's record stands as a test begins (None: no store)."""
+    if store is None:
+        return None
+    try:
+        return int(store.request(["mark"]))
+    except Exception:  # noqa: BLE001 - a store that ended: nothing to compile
+        return None
 
 
 def value_of_deep(link: Link, value: Any) -> Any:
