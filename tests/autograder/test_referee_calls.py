@@ -105,3 +105,20 @@ def test_without_restarts_the_rest_of_the_notebook_is_lost(tmp_path):
     assert resources["course"]["restarts"] == 0
     assert nb.cells[3].outputs[-1].ename == "NotRun"
     assert nb.cells[5].outputs[-1].ename == "NotRun"
+
+
+@pytest.mark.slow
+def test_a_kernel_that_replaces_a_dead_one_finds_nothing_the_dead_one_left(tmp_path):
+    """It starts in a new, empty folder: an answer cannot tell a replay."""
+    nb = _notebook(
+        _answer_cell(
+            "import os\nleft = sorted(os.listdir('.'))\nopen('was-here', 'w').close()"
+        ),
+        _test_cell("assert left == []", "t1"),
+        _answer_cell("import os\nos._exit(1)"),
+        _test_cell("assert left == []", "t3"),
+    )
+    nb, resources, _ = _run(nb, tmp_path)
+    status = resources["course"]["status"]
+    # t3 passes: the replayed first cell found an empty folder again
+    assert [status.get(c.get("id")) for c in nb.cells] == ["ok", "ok", "died", "ok"]

@@ -48,6 +48,7 @@ import json
 import shutil
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -197,13 +198,13 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
     def _run(self, nb: Any, resources: Any, km: Any) -> tuple[str | None, bool, bool]:
         """Run ``nb`` in a new kernel; return (the cell it died in, whether it
         wrote too much, whether it ran out of time)."""
-        # A new, empty folder for the kernel, inside the folder nbgrader works in
-        # (so nothing lands outside the job), but not the one with the notebook.
+        # A new, empty folder for each kernel, inside the folder nbgrader works in
+        # (so nothing lands outside the job), but not the one with the notebook:
+        # a kernel that replaces a dead one finds nothing the dead one left.
         where = Path(str((resources.get("metadata") or {}).get("path") or "."))
         base = where.parent if where.is_dir() else None
         folder = Path(tempfile.mkdtemp(prefix=".kernel-", dir=base))
         run = dict(resources)
-        run["metadata"] = dict(resources.get("metadata") or {}, path=str(folder))
         self._status: dict[str, str] = {}
         self._current: str | None = None
         self.reset_counts()
@@ -220,6 +221,9 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
             watchdog.start()
             self._arm_timer()
             while True:
+                run["metadata"] = dict(
+                    resources.get("metadata") or {}, path=str(_fresh(folder))
+                )
                 self.referee_open(resources)
                 try:
                     super().preprocess(nb, run, km)
@@ -380,3 +384,16 @@ class GradingExecute(OutputCaps, RefereeClient, Execute):
         super().on_cell_executed(**kwargs)
         status = kwargs["execute_reply"]["content"].get("status", "error")
         self._status[kwargs["cell"].get("id")] = str(status)
+
+
+def _fresh(folder: Path) -> Path:
+    """An empty folder for the next kernel in ``folder``, the kernels'
+    parent (watched for its size as a whole), once the last one's is gone."""
+    for old in folder.iterdir():
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink(missing_ok=True)
+    made = folder / f"k{time.monotonic_ns()}"
+    made.mkdir()
+    return made
