@@ -15,6 +15,7 @@ A high rank is a reason to read two notebooks, never a verdict.
 
 from __future__ import annotations
 
+import ast
 import csv
 import html
 import io
@@ -61,8 +62,86 @@ def _fingerprint(code: str, boilerplate: Any = None, window: int = WINDOW) -> An
     from copydetect import CodeFingerprint
 
     return CodeFingerprint(
-        "answer.py", K, window, boilerplate=boilerplate, fp=io.StringIO(code)
+        "answer.py",
+        K,
+        window,
+        boilerplate=boilerplate,
+        fp=io.StringIO(without_dead_code(code)),
     )
+
+
+def _pure(node: ast.AST | None) -> bool:
+    """Whether evaluating ``node`` can do nothing but make a value."""
+    if node is None:
+        return True
+    if isinstance(node, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom)):
+        return False
+    if isinstance(node, (ast.NamedExpr, ast.ListComp, ast.SetComp, ast.DictComp)):
+        return False
+    if isinstance(node, ast.GeneratorExp):
+        return False
+    return all(_pure(child) for child in ast.iter_child_nodes(node))
+
+
+def _loaded(tree: ast.AST) -> set[str]:
+    """Every name ``tree`` reads (or declares global or nonlocal)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            found.update(node.names)
+    return found
+
+
+def _dead(statement: ast.stmt, read: set[str]) -> bool:
+    """A statement with no effect: a pure expression, ``pass``, or a pure
+    value stored in names nothing reads."""
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr):
+        return _pure(statement.value)
+    targets: list[ast.expr] = []
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        targets = [statement.target]
+    else:
+        return False
+    names = [n for t in targets for n in ast.walk(t) if isinstance(n, ast.expr)]
+    if not all(isinstance(n, (ast.Name, ast.Tuple, ast.List)) for n in names):
+        return False  # an attribute or an item: the store is the effect
+    stored = {n.id for n in names if isinstance(n, ast.Name)}
+    return _pure(statement.value) and not stored & read
+
+
+def without_dead_code(code: str) -> str:
+    """``code`` with the statements that have no effect left out (repeated
+    until none is left), so padding an answer with them hides nothing.
+    Code that does not parse is compared as it is."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    changed = True
+    while changed:
+        changed, read = False, _loaded(tree)
+        for node in ast.walk(tree):
+            for part in ("body", "orelse", "finalbody"):
+                body = getattr(node, part, None)
+                if not isinstance(body, list) or not body:
+                    continue
+                if not all(isinstance(s, ast.stmt) for s in body):
+                    continue
+                kept = [s for s in body if not _dead(s, read)]
+                if not kept and not isinstance(node, ast.Module):
+                    if len(body) == 1 and isinstance(body[0], ast.Pass):
+                        continue  # already the least a block can hold
+                    kept = [ast.Pass()]
+                if len(kept) != len(body) or kept[0] is not body[0]:
+                    changed = True
+                    setattr(node, part, kept)
+    return ast.unparse(tree)
 
 
 def _answers(notebook: Any, release: Any) -> dict[str, str]:

@@ -109,3 +109,37 @@ def test_the_command_prints_the_top_pairs_and_the_report(tmp_path, capsys):
     assert code == 0 and "3 submission(s) of 06_linear_regression compared" in out
     assert f"report: {tmp_path / 'o' / 'similarity.html'}" in out
     assert main(["similarity", "06", str(tmp_path / "in"), "--top", "0"]) != 0
+
+
+def pad(code: str) -> str:
+    """``code`` with a dead assignment before every statement."""
+    tree = ast.parse(code)
+    count = iter(range(10**6))
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if body and all(isinstance(s, ast.stmt) for s in body):
+                padded = []
+                for statement in body:
+                    k = next(count)
+                    padded += [ast.parse(f"unused_{k} = {k} * 2").body[0], statement]
+                setattr(node, field, padded)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def test_a_copy_padded_with_dead_statements_ranks_as_high_as_a_renamed_one():
+    from autograder.classgrade.similarity import compare_answers
+
+    lesson = "06_linear_regression"
+    honest = next(s for s in all_samples([lesson]) if s.name == "allowed-idioms-a")
+    answers = {
+        "honest": honest.answers,
+        "renamed": {c: disguise(code) for c, code in honest.answers.items()},
+        "padded": {c: pad(code) for c, code in honest.answers.items()},
+    }
+    assert answers["padded"] != honest.answers
+    _, overall = compare_answers(answers, {}, {})
+    share = {frozenset((p.first, p.second)): p.similarity for p in overall}
+    renamed = share[frozenset(("honest", "renamed"))]
+    assert renamed > 0.9
+    assert share[frozenset(("honest", "padded"))] >= renamed
