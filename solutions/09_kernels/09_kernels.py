@@ -214,10 +214,14 @@ for _n, _blocks, _tpb in ((11, 2, 4), (5, 2, 8)):
     _x = np.arange(_n, dtype=np.float32)
     _y = np.full(_n, 0.5, dtype=np.float32)
     _out = np.zeros(_n, dtype=np.float32)
-    with checked():
+    with checked() as _report:
         saxpy_kernel[_blocks, _tpb](np.float32(3.0), _x, _y, _out)
     check_close(_out, 3 * _x + _y, rtol=1e-6,
                 name=f"saxpy with {_blocks} blocks of {_tpb} threads, n={_n}")
+    if _report is not None:  # what the kernel itself wrote (NaN: not written)
+        check_close(_report.written(3), 3 * _x + _y, rtol=1e-6,
+                    name=f"out as saxpy_kernel wrote it (n={_n}): every element "
+                         "must be written by the kernel, not the host")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "09-saxpy-hidden-test", "points": 2}
@@ -239,14 +243,16 @@ for _n, _blocks, _tpb, _dtype in ((1, 1, 32, np.float32), (33, 1, 32, np.float32
     _y = _rng.normal(size=_n).astype(_dtype)
     _out = np.zeros(_n, dtype=_dtype)
     _label = f"saxpy n={_n}, grid {_blocks}x{_tpb}, {np.dtype(_dtype).name}"
+    _keys = [_label, f"{_label}: launches", f"{_label}: out as the kernel wrote it"]
     try:
         with checked() as _report:
             saxpy_kernel[_blocks, _tpb](_dtype(-1.5), _x, _y, _out)
         _got[_label] = Approx(_out, rtol=1e-6, atol=1e-6)
         if _report is not None:
-            _got[f"{_label}: launches"] = Bound(_report.launches, 1, 1)
+            _got[_keys[1]] = Bound(_report.launches, 1, 1)
+            _got[_keys[2]] = Approx(_report.written(3), rtol=1e-6, atol=1e-6)
     except Exception as _exc:  # noqa: BLE001 - recorded, compared by the grader
-        for _key in (_label, f"{_label}: launches"):  # both say what went wrong
+        for _key in _keys:  # every key says what went wrong
             _got[_key] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
 submit(_got)
 ### END HIDDEN TESTS
@@ -331,6 +337,9 @@ for _n in (1, 32, 70):
         check_that(_report.barriers > 0,
                    "block_sum_kernel never called cuda.syncthreads(): the task is a "
                    "tree reduction in shared memory, with a barrier between its steps")
+        check_close(np.nansum(_report.written(1)), _n * (_n + 1) / 2, rtol=1e-12,
+                    name=f"the partial sums block_sum_kernel wrote, added (1..{_n}): "
+                         "the kernel must write them, the host only adds them")
 print("Visible tests passed.")
 
 # %% nbgrader={"grade": true, "grade_id": "09-reduce-hidden-test", "points": 2}
@@ -345,7 +354,8 @@ for _n in (1, 31, 33, 96, 130):
     _x = _rng.normal(size=_n)
     for _repeat in range(2):
         _label = f"reduce_sum n={_n}, run {_repeat + 1}"
-        _keys = [_label, f"{_label}: launches", f"{_label}: uses barriers"]
+        _keys = [_label, f"{_label}: launches", f"{_label}: uses barriers",
+                 f"{_label}: the partial sums the kernel wrote, added"]
         try:
             with checked() as _report:
                 _value = reduce_sum(_x)
@@ -353,6 +363,8 @@ for _n in (1, 31, 33, 96, 130):
             if _report is not None:
                 _got[_keys[1]] = Bound(_report.launches, 1, 1)
                 _got[_keys[2]] = _report.barriers > 0
+                _got[_keys[3]] = Approx(float(np.nansum(_report.written(1))),
+                                        rtol=1e-9, atol=1e-12)
         except Exception as _exc:  # noqa: BLE001 - recorded, compared by the grader
             for _key in _keys:  # every key says what went wrong
                 _got[_key] = f"raised {type(_exc).__name__}: {str(_exc)[:200]}"
@@ -520,6 +532,9 @@ check_close(_dw, _want_dw, rtol=1e-9, atol=1e-12, name="dw")
 check_close(_db, _want_db, rtol=1e-9, atol=1e-12, name="db")
 if _report is not None:
     check_equal(_report.launches, 1, "kernel launches in fused_gradient")
+    check_close(_report.written(4), _want_dw, rtol=1e-9, atol=1e-12,
+                name="dw as the kernel in fused_gradient wrote it (the kernel adds "
+                     "each row's share; the host only reads it back)")
 if numba_config.ENABLE_CUDASIM:  # copies counted on the simulated GPU
     with simulated_gpu(), TransferCounter() as _copies:
         fused_gradient(X_small, y_small, w_small, b_small)
@@ -529,8 +544,11 @@ if numba_config.ENABLE_CUDASIM:  # copies counted on the simulated GPU
                "(cuda.to_device): numba copies every NumPy argument back after the "
                "launch.", count=_copies.downloads)
 _dw_kernel, _db_kernel = np.zeros(3), np.zeros(1)  # the kernel alone, launched here
-fused_gradient_kernel[2, 32](X_small, y_small, w_small, float(b_small), _dw_kernel,
-                             _db_kernel)
+with checked() as _kernel:
+    fused_gradient_kernel[2, 32](X_small, y_small, w_small, float(b_small),
+                                 _dw_kernel, _db_kernel)
+if _kernel is not None:  # what the kernel itself wrote (NaN: not written)
+    _dw_kernel, _db_kernel = _kernel.written(4), _kernel.written(5)
 check_close(_dw_kernel, _want_dw, rtol=1e-9, atol=1e-12,
             name="dw as fused_gradient_kernel leaves it")
 check_close(_db_kernel[0], _want_db, rtol=1e-9, atol=1e-12,
@@ -553,7 +571,8 @@ for _n, _d, _blocks, _tpb in ((1, 1, 1, 8), (50, 4, 2, 32), (130, 2, 3, 16),
     _label = f"fused_gradient n={_n}, d={_d}, grid {_blocks}x{_tpb}"
     _keys = [f"{_label}: dw", f"{_label}: db", f"{_label}: launches",
              f"{_label}: db written by the kernel",
-             f"{_label}: arrays copied back to the host"]
+             f"{_label}: arrays copied back to the host",
+             f"{_label}: dw and db as the launch in fused_gradient wrote them"]
     try:
         with checked() as _report:
             _dw, _db = fused_gradient(_X, _y, _w, _b, _blocks, _tpb)
@@ -561,12 +580,17 @@ for _n, _d, _blocks, _tpb in ((1, 1, 1, 8), (50, 4, 2, 32), (130, 2, 3, 16),
         _got[_keys[1]] = Approx(float(_db), rtol=1e-9, atol=1e-12)
         if _report is not None:
             _got[_keys[2]] = Bound(_report.launches, 1, 1)
+            _got[_keys[5]] = Approx([_report.written(4), _report.written(5)],
+                                    rtol=1e-9, atol=1e-12)
         if numba_config.ENABLE_CUDASIM:  # copies counted on the simulated GPU
             with simulated_gpu(), TransferCounter() as _copies:
                 fused_gradient(_X, _y, _w, _b, _blocks, _tpb)
             _got[_keys[4]] = Bound(_copies.downloads, high=2)
         _out_dw, _out_db = np.zeros(_d), np.zeros(1)
-        fused_gradient_kernel[_blocks, _tpb](_X, _y, _w, _b, _out_dw, _out_db)
+        with checked() as _kernel:
+            fused_gradient_kernel[_blocks, _tpb](_X, _y, _w, _b, _out_dw, _out_db)
+        if _kernel is not None:  # what the kernel itself wrote
+            _out_db = _kernel.written(5)
         _got[_keys[3]] = Approx(float(_out_db[0]), rtol=1e-9, atol=1e-12)
     except Exception as _exc:  # noqa: BLE001 - recorded, compared by the grader
         for _key in _keys:  # every key says what went wrong
