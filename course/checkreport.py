@@ -37,6 +37,11 @@ class CheckReport:
         if not self.outputs:
             raise ValueError("no kernel was launched in this block")
         found = self.outputs[launch]
+        if found is None:
+            raise ValueError(
+                "this launch is older than the last ones the simulated GPU keeps "
+                "(64): check it in a block of its own"
+            )
         if not 0 <= argument < len(found) or found[argument] is None:
             raise ValueError(
                 f"argument {argument} of the launch is not an array the kernel "
@@ -62,6 +67,10 @@ def outputs(args: tuple, trackers: list[Any]) -> list[Any]:
     left = list(trackers)
     for value in args:
         array = isinstance(value, np.ndarray) and value.ndim > 0
+        hint = type(value).__name__ in ("In", "Out", "InOut")  # cuda.In(x)...
+        if hint or isinstance(value, np.void):  # wrapped too: a tracker each
+            value = getattr(value, "value", value)
+            array = True
         if (array or hasattr(value, "_ary")) and left:
             tracker = left.pop(0)
             data = getattr(tracker, "item", None)

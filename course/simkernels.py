@@ -7,20 +7,22 @@ race_check`, in a confined child of its own (the grader supplies it), and
 counts what a GPU's driver would see:
 
 * one **launch** per kernel, with its barriers, as a ``kernel`` event;
-* for each **host** array argument, the copies numba makes on a real GPU: the
-  array goes up before the kernel and comes back after it (numba cannot know
-  which arguments the kernel wrote), so an **upload** and a **download** with
-  their bytes, and the copy back is a **sync**.
+* for each **host** array argument (in a tuple too), the copies numba makes
+  on a real GPU: the array goes up before the kernel and comes back after it
+  (numba cannot know which arguments the kernel wrote), so an **upload** and
+  a **download** with their bytes, and the copy back is a **sync**.
 
 An argument is device data only if it is a handle to an array the store
 holds (a ``course.fakecupy`` array, or what ``cuda.to_device`` returns inside
 :func:`course.cudasim.simulated_gpu` and in grading): the kernel reads and
 writes it in the store, with no copy. Any other array is a host array, whatever
-the sender calls it, and costs its copies. The store keeps what it ran: each
-kernel's source and argument types (what the CUDA compiler is given in
-grading) and, for the last launches, what each wrote into its array arguments
-(:meth:`course.simstore.Store.launched`). The kernel's source
-(:mod:`course.kernelsource`) is what the store runs is what must compile.
+the sender calls it, and costs its copies. The store keeps what it ran
+(:func:`launched`): each kernel's source and argument types (what the CUDA
+compiler is given in grading) and, for the last launches, what each wrote
+into its array arguments (in grading, from a second run on the same inputs
+with the arrays it wrote zeroed). The kernel's source
+(:mod:`course.kernelsource`) is what the store runs, and so what must
+compile.
 """
 
 from __future__ import annotations
@@ -226,12 +228,17 @@ def store_launch(
     """The store's ``launch`` op (see the module): ``["done", arrays]`` with
     a node for each host or device array, or ``["raised", type, text]``."""
     where = f"kernel {str(name)[:80]}"
-    kinds, args = [], []
+    if len(store.launches) >= _MAX_LAUNCHES:
+        raise RuntimeError("more kernel launches than one notebook may make")
+    kinds, args, carried = [], [], []
     for node in nodes:  # the sender's label is not read: the node says what it is
         value = store._value(node[1])
         kind = _held_kind(node[1], value)
-        if kind == "host":
-            store._event("upload", f"kernel.{name}", value.nbytes, "implicit copy")
+        # a host array costs its copies, in a tuple too (numba copies each)
+        inside = [value] if kind == "host" else _tuple_arrays(value)
+        for array in inside:
+            store._event("upload", f"kernel.{name}", array.nbytes, "implicit copy")
+        carried += inside
         kinds.append(kind)
         args.append(value)
     request = {
@@ -264,12 +271,22 @@ def store_launch(
         if kind in ("value", "store"):
             back.append(None)
             continue
-        if kind == "host":
-            store._event("download", f"kernel.{name}", value.nbytes, "implicit copy")
         back.append(encode(value))
-    if "host" in kinds:  # numba's copy back waits for the kernel
+    for array in carried:
+        store._event("download", f"kernel.{name}", array.nbytes, "implicit copy")
+    if carried:  # numba's copy back waits for the kernel
         store._event("sync", f"kernel.{name}", 0, "implicit copy")
     return ["done", back]
+
+
+def _tuple_arrays(value: Any) -> list[np.ndarray]:
+    """The host arrays in a tuple argument (nested tuples too)."""
+    if not isinstance(value, tuple):
+        return []
+    found: list[np.ndarray] = []
+    for item in value:
+        found += [item] if isinstance(item, np.ndarray) else _tuple_arrays(item)
+    return found
 
 
 def _held_kind(node: Any, value: Any) -> str:
@@ -308,12 +325,17 @@ def ran(store: Any, request: dict[str, Any], done: dict[str, Any]) -> None:
 
 
 def launched(store: Any, mark: int, outputs: bool = False) -> list[Any]:
-    """``[name, signature, source]`` of each launch since ``mark``, with
-    what it wrote (per argument: an array, NaN where it wrote nothing, or
-    None) if ``outputs``. The grader's: what it compiles and judges."""
+    """``[name, signature, source]`` of each kernel launched since ``mark``
+    (each once), or, if ``outputs``, of each launch in order with what it
+    wrote (per argument: an array, NaN where it wrote nothing, or None; None
+    for a launch older than the last :data:`KEEP_OUTPUTS`). The grader's:
+    what it compiles and judges."""
     start = bisect.bisect_left(store.launches, int(mark), key=lambda x: x[0])
-    found = []
+    found, seen = [], set()
     for _, kid, written in store.launches[start:]:
+        if not outputs and kid in seen:
+            continue
+        seen.add(kid)
         entry: list[Any] = list(store.kernels[kid])
         if outputs:
             entry.append(

@@ -58,7 +58,9 @@ class SimilarityReport:
     problems: list[str] = field(default_factory=list)
 
 
-def _fingerprint(code: str, boilerplate: Any = None, window: int = WINDOW) -> Any:
+def _fingerprint(
+    code: str, boilerplate: Any = None, window: int = WINDOW, keep: Any = ()
+) -> Any:
     from copydetect import CodeFingerprint
 
     return CodeFingerprint(
@@ -66,8 +68,24 @@ def _fingerprint(code: str, boilerplate: Any = None, window: int = WINDOW) -> An
         K,
         window,
         boilerplate=boilerplate,
-        fp=io.StringIO(without_dead_code(code)),
+        fp=io.StringIO(without_dead_code(code, set(keep))),
     )
+
+
+def _bound(code: str) -> set[str]:
+    """The names ``code`` binds at its top level (what tests may read)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    found = set()
+    for statement in tree.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                found.add(node.id)
+        if isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+            found.add(statement.name)
+    return found
 
 
 def _pure(node: ast.AST | None) -> bool:
@@ -104,10 +122,10 @@ def _dead(statement: ast.stmt, read: set[str]) -> bool:
     targets: list[ast.expr] = []
     if isinstance(statement, ast.Assign):
         targets = statement.targets
-    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
         targets = [statement.target]
     else:
-        return False
+        return False  # an augmented assignment reads its name (an argument)
     names = [n for t in targets for n in ast.walk(t) if isinstance(n, ast.expr)]
     if not all(isinstance(n, (ast.Name, ast.Tuple, ast.List)) for n in names):
         return False  # an attribute or an item: the store is the effect
@@ -115,10 +133,13 @@ def _dead(statement: ast.stmt, read: set[str]) -> bool:
     return _pure(statement.value) and not stored & read
 
 
-def without_dead_code(code: str) -> str:
+def without_dead_code(code: str, keep: set[str] | None = None) -> str:
     """``code`` with the statements that have no effect left out (repeated
-    until none is left), so padding an answer with them hides nothing.
-    Code that does not parse is compared as it is."""
+    until none is left), so padding an answer with them hides nothing; a
+    store into a name of ``keep`` (what the released cell or the reference
+    binds: tests read those) always stays. Code that does not parse is
+    compared as it is."""
+    keep = keep or set()
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -133,7 +154,9 @@ def without_dead_code(code: str) -> str:
                     continue
                 if not all(isinstance(s, ast.stmt) for s in body):
                     continue
-                kept = [s for s in body if not _dead(s, read)]
+                if isinstance(node, ast.ClassDef):
+                    continue  # a class's fields are its shape
+                kept = [s for s in body if not _dead(s, read | keep)]
                 if not kept and not isinstance(node, ast.Module):
                     if len(body) == 1 and isinstance(body[0], ast.Pass):
                         continue  # already the least a block can hold
@@ -170,12 +193,13 @@ def compare_answers(
     cells = sorted({c for a in answers.values() for c in a})
     for cell in cells:
         skip: set[int] = set()
+        keep = _bound(given.get(cell, "")) | _bound(right.get(cell, ""))
         for code in (given.get(cell, ""), right.get(cell, "")):
             if code.strip():  # every k-gram of it, not a winnowed few
-                skip |= set(_fingerprint(code, window=1).hashes)
+                skip |= set(_fingerprint(code, window=1, keep=keep).hashes)
         boilerplate = np.array(sorted(skip), dtype=np.int64)
         prints = {
-            s: _fingerprint(a[cell], boilerplate)
+            s: _fingerprint(a[cell], boilerplate, keep=keep)
             for s, a in sorted(answers.items())
             if a.get(cell, "").strip()
             and a[cell] not in (given.get(cell), right.get(cell))

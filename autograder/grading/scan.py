@@ -28,6 +28,7 @@ MODULES = {
     "signal": "signal",
     "pty": "pty",
     "ipykernel": "the kernel's internals (ipykernel)",
+    "autograder": "the grader's own modules (autograder)",
 }
 #: Submodules whose import is flagged (``IPython.display`` is fine).
 SUBMODULES = {

@@ -91,3 +91,21 @@ def test_a_trace_class_assigned_by_the_answer_changes_nothing_read():
     finally:
         tracing.Trace = real
     assert type(run) is real and run.launches == 2 and run.syncs == 1
+
+
+def test_a_counting_method_replaced_in_a_cell_is_put_back_before_the_test():
+    """``SyncCounter._record = ...`` in an answer cell: undone at the test's
+    first request, so the counter counts."""
+    import course.sync
+
+    real = course.sync.SyncCounter.__dict__["_record"]
+    course.sync.SyncCounter._record = lambda self, op, value: None
+    try:
+        counter = SyncCounter(_LocalLink(), None, simulate=True)
+        assert course.sync.SyncCounter.__dict__["_record"] is real
+        on_device = torch.ones(3)
+        with counter:
+            on_device.sum().item()
+        assert counter.count == 1
+    finally:
+        course.sync.SyncCounter._record = real

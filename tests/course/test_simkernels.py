@@ -180,3 +180,25 @@ def test_a_kernel_module_that_does_what_no_kernel_does_is_refused(change, words)
     refuse_unsafe(RACY)
     with pytest.raises(TypeError, match=words):
         refuse_unsafe(SAXPY + change)
+
+
+SUM_OF_TUPLE = """from numba import cuda
+@cuda.jit
+def total(arrays, out):
+    x, y = arrays
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] + y[i]
+"""
+
+
+def test_host_arrays_in_a_tuple_cost_their_copies():
+    from course.simlink import encode
+
+    link = LocalConnection()
+    x, y, out = np.ones(4), np.ones(4), np.zeros(4)
+    nodes = [["value", encode((x, y))], ["host", encode(out)]]
+    reply = link.request(["launch", "total", SUM_OF_TUPLE, [1], [4], 0, nodes, ""])
+    assert reply[0] == "done"
+    counts = link.store.counts
+    assert counts["upload"] == 3 and counts["download"] == 3 and counts["sync"] == 1

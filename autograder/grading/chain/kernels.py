@@ -6,11 +6,11 @@ threads, a shared array sized at run time). The simulated GPU's store ran
 each launch a test made and kept the kernel's source (with the values it read
 from outside, a kernel defined inside a function as well) and the types of
 the arrays and numbers it ran it with (:func:`course.simkernels.launched`):
-that record, and nothing the kernel's process sends, is what is compiled. Each distinct kernel is compiled on
-its own with numba-cuda's ``compile_ptx`` (no GPU needed;
-:mod:`autograder.grading.cuda_compile`), with its own time budget: a kernel
-that does not compile fails the tests that launched it, with a message that
-names it, and no other.
+that record, and nothing the kernel's process sends, is what is compiled.
+Each distinct kernel is compiled on its own with numba-cuda's
+``compile_ptx`` (no GPU needed; :mod:`autograder.grading.cuda_compile`), with
+its own time budget: a kernel that does not compile fails the tests that
+launched it, with a message that names it, and no other.
 """
 
 from __future__ import annotations

@@ -205,9 +205,11 @@ class _KernelCheck:
                 self.report.launches += 1
                 self.report.barriers += int(event[2])
         for launch in self._store.request(["launched", self._mark, True]):
-            written = launch[3] or []  # None: older than the store keeps
+            written = launch[3]  # None: older than the store keeps
             self.report.outputs.append(
-                [None if w is None else decode(w, None) for w in written]
+                None
+                if written is None
+                else [None if w is None else decode(w, None) for w in written]
             )
 
 

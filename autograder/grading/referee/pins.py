@@ -9,6 +9,9 @@ the note; a cold kernel calls it as it confines itself). Then:
   test (or the course's own code, at that request) looks up is the course's,
   whatever the notebook assigned to it: ``course.sync.SyncCounter = Quiet``
   or ``course.gpumodel.tracing.Trace = Fake`` changes nothing a test reads;
+  the methods of the counting classes (``SyncCounter``, its function mode,
+  its stream book, the tracer's classes) are put back the same way, so
+  ``SyncCounter._record = ...`` in a cell is undone before the test counts;
 * the counters a test uses are made and read through what was bound here
   (:data:`OPS`): ``SyncCounter`` is the pinned class, entered and left with
   its pinned methods, and what the referee reads is the counter's own record
@@ -18,9 +21,11 @@ the note; a cold kernel calls it as it confines itself). Then:
   its own :class:`course.gpumodel.tracing.Trace`.
 
 What this does not reach: the counting itself still happens in this process
-(torch's function modes, the trace's dispatch mode), and code that runs
-during a test's call can still rewrite a class's methods for the rest of that
-call. The Reference guide's guarantees table says what that leaves open.
+(torch's function modes, the trace's dispatch mode), so code that runs
+during a test's call can rewrite what counts for the rest of that call, and
+code that reaches into the agent (this module, its operations) can change
+what it answers. The Reference guide's guarantees table says what that
+leaves open.
 """
 
 from __future__ import annotations
@@ -43,6 +48,20 @@ def _course(name: str) -> bool:
 
 #: Each pinned course module and the names it bound then (see :func:`pin`).
 PINNED: dict[str, tuple[types.ModuleType, dict[str, Any]]] = {}
+#: The counting classes whose methods are put back too (no course code
+#: replaces these; the streams' event classes, which a counter patches while
+#: it is open, are not among them).
+_CLASSES = (
+    ("course.sync", "SyncCounter"),
+    ("course.syncwatch", "_Watch"),
+    ("course.streams", "StreamBook"),
+    ("course.gpumodel.tracing", "Trace"),
+    ("course.gpumodel.tracing", "_Recorder"),
+    ("course.gpumodel.tracing", "_Syncs"),
+)
+_METHODS = (types.FunctionType, property, classmethod, staticmethod)
+#: Each pinned class and its methods and properties as they were.
+_CLASS_PINS: list[tuple[type, dict[str, Any]]] = []
 
 
 def pin() -> None:
@@ -63,14 +82,25 @@ def pin() -> None:
         if isinstance(module, types.ModuleType):
             names = {k: v for k, v in vars(module).items() if isinstance(v, _KINDS)}
             PINNED[name] = (module, names)
+    for module_name, class_name in _CLASSES:
+        kind = PINNED.get(module_name, (None, {}))[1].get(class_name)
+        if isinstance(kind, type) and all(kind is not k for k, _ in _CLASS_PINS):
+            own = {k: v for k, v in vars(kind).items() if isinstance(v, _METHODS)}
+            _CLASS_PINS.append((kind, own))
+    if "course.sync" in PINNED and not _SYNC:
+        _sync("class")  # its methods, taken now
 
 
 _dict_get = dict.get
 _setitem = dict.__setitem__
+_type_setattr = type.__setattr__
+_type_delattr = type.__delattr__
+_type_dict = type.__dict__["__dict__"].__get__
 
 
 def restore() -> None:
-    """Put back every pinned module and name (see the module)."""
+    """Put back every pinned module and name, and the counting classes'
+    methods (see the module)."""
     modules = sys.modules
     for name, (module, names) in PINNED.items():
         if _dict_get(modules, name) is not module:
@@ -79,6 +109,14 @@ def restore() -> None:
         for key, value in names.items():
             if _dict_get(space, key) is not value:
                 _setitem(space, key, value)
+    for kind, own in _CLASS_PINS:
+        space = _type_dict(kind)
+        for key, value in own.items():
+            if space.get(key) is not value:
+                _type_setattr(kind, key, value)
+        for key in [k for k, v in space.items() if k not in own]:
+            if isinstance(space[key], _METHODS):  # one the answer added
+                _type_delattr(kind, key)
 
 
 def _pinned(module: str, name: str) -> Any:

@@ -66,6 +66,7 @@ class Channel:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self._buffer = bytearray()
+        self._skipping = 0  # bytes of a refused frame still to drop
 
     def send(self, message: Any) -> None:
         body = msgpack.packb(message, use_bin_type=True)
@@ -95,14 +96,15 @@ class Channel:
                 raise ChannelClosed("the other end closed the channel")
             self._buffer += chunk
 
-    def _skip(self, size: int, deadline: float | None) -> None:
-        """Read ``size`` bytes and drop them as they come (never held whole)."""
-        while size > 0:
+    def _skip(self, deadline: float | None) -> None:
+        """Drop the rest of a refused frame as it comes (never held whole);
+        a deadline that passes leaves the rest for the next call."""
+        while self._skipping > 0:
             if not self._buffer:
                 self._fill(1, deadline)
-            taken = min(size, len(self._buffer))
+            taken = min(self._skipping, len(self._buffer))
             del self._buffer[:taken]
-            size -= taken
+            self._skipping -= taken
 
     def recv(self, deadline: float | None = None) -> Any:
         """The next message; ``deadline`` (``time.monotonic()``) or wait for ever.
@@ -112,11 +114,13 @@ class Channel:
             FrameTooLarge: a frame over :data:`MAX_FRAME`, skipped unread.
             ChannelClosed: the other end closed, or sent a malformed frame.
         """
+        self._skip(deadline)  # what is left of a frame refused before
         self._fill(_HEADER.size, deadline)
         (size,) = _HEADER.unpack_from(self._buffer)
         if size > MAX_FRAME:
             del self._buffer[: _HEADER.size]
-            self._skip(size, deadline)
+            self._skipping = size
+            self._skip(deadline)
             raise FrameTooLarge(size)
         self._fill(_HEADER.size + size, deadline)
         body = bytes(self._buffer[_HEADER.size : _HEADER.size + size])

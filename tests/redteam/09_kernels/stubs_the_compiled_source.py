@@ -8,7 +8,7 @@ read, and the fused tests fail as without the trick.
 """
 # score: 9
 # zero: 09-fused-test, 09-fused-hidden-test
-# review: no
+# review: yes
 # %% 09-fused
 import autograder.grading.referee.agent as _agent
 
