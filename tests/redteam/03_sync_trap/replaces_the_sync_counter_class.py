@@ -3,7 +3,8 @@
 ``course.sync.SyncCounter``: three lines anyone can share.
 
 The referee built its counter from the class that name held when the test
-ran, so it read nothing and the loop earned full marks. It now uses the class
+ran, so it read nothing and the loop earned train's points (12: the masked
+tests, which count with the same class, failed instead). It now uses the class
 bound before the notebook ran, puts the course's names back before each of
 the test's requests, and reads the counter's own record as data: the budget
 fails as it does without the trick.

@@ -21,7 +21,13 @@ def fused_gradient_kernel(X, y, w, b, dw, db):
 
 
 def fused_gradient(X, y, w, b, blocks=2, threads_per_block=32):
-    dw = np.zeros(X.shape[1], dtype=np.float64)
-    db = np.zeros(1, dtype=np.float64)
-    fused_gradient_kernel[blocks, threads_per_block](X, y, w, float(b), dw, db)
-    return dw, float(db[0])
+    X_d, y_d, w_d = cuda.to_device(X), cuda.to_device(y), cuda.to_device(w)
+    dw = cuda.to_device(np.zeros(X.shape[1], dtype=np.float64))
+    db = cuda.to_device(np.zeros(1, dtype=np.float64))
+    fused_gradient_kernel[blocks, threads_per_block](X_d, y_d, w_d, float(b), dw, db)
+    return dw.copy_to_host(), float(db.copy_to_host()[0])
+
+
+rng = np.random.default_rng(6)
+X_small, y_small = rng.normal(size=(40, 3)), rng.normal(size=40)
+w_small, b_small = rng.normal(size=3), 0.5

@@ -1,5 +1,6 @@
 """A fused gradient that passes NumPy X, y and w to the kernel dressed as
-numba's device arrays (an object with ``_ary`` and ``copy_to_host``).
+numba's device arrays (an object with ``_ary``, ``copy_to_host`` and a CUDA
+array interface, so that its type reads as an array's).
 
 The store used to trust the label the kernel's process gave each argument:
 "device" data costs no copy, so the download budget (2) held. An argument is
@@ -18,6 +19,10 @@ class _Dressed:
 
     def __init__(self, array):
         self._ary = np.ascontiguousarray(array)
+
+    @property
+    def __cuda_array_interface__(self):
+        return dict(self._ary.__array_interface__, version=3)
 
     def copy_to_host(self):
         return self._ary.copy()

@@ -1,5 +1,6 @@
-"""A fused gradient whose kernel calls np.dot, and which then gives each
-launch record the agent kept a stub's source that CUDA compiles.
+"""A fused gradient whose kernel calls np.dot, with the agent's launch
+recorder replaced by one that gives each record a stub's source, which CUDA
+compiles.
 
 The compile step compiled those records, so the stub passed and the kernel
 CUDA refuses earned full marks. It now compiles the source the store ran,
@@ -10,12 +11,20 @@ read, and the fused tests fail as without the trick.
 # zero: 09-fused-test, 09-fused-hidden-test
 # review: yes
 # %% 09-fused
-import autograder.grading.referee.agent as _agent
+import autograder.grading.referee.launches as _launches
 
 _STUB = (
     "from numba import cuda\n\n\n@cuda.jit\n"
     "def fused_gradient_kernel(X, y, w, b, dw, db):\n    pass\n"
 )
+_real_record = getattr(_launches, "launch_record", None)
+if _real_record is not None:
+
+    def _stubbed(kernel, args, source=None):
+        name, signature, _ = _real_record(kernel, args, source)
+        return [name, signature, _STUB]
+
+    _launches.launch_record = _stubbed
 
 
 @cuda.jit
@@ -30,10 +39,13 @@ def fused_gradient_kernel(X, y, w, b, dw, db):
 
 
 def fused_gradient(X, y, w, b, blocks=2, threads_per_block=32):
-    dw = np.zeros(X.shape[1], dtype=np.float64)
-    db = np.zeros(1, dtype=np.float64)
-    fused_gradient_kernel[blocks, threads_per_block](X, y, w, float(b), dw, db)
-    for record in getattr(getattr(_agent, "AGENT", None), "launches", None) or []:
-        if isinstance(record, list) and len(record) == 3:
-            record[2] = _STUB
-    return dw, float(db[0])
+    X_d, y_d, w_d = cuda.to_device(X), cuda.to_device(y), cuda.to_device(w)
+    dw = cuda.to_device(np.zeros(X.shape[1], dtype=np.float64))
+    db = cuda.to_device(np.zeros(1, dtype=np.float64))
+    fused_gradient_kernel[blocks, threads_per_block](X_d, y_d, w_d, float(b), dw, db)
+    return dw.copy_to_host(), float(db.copy_to_host()[0])
+
+
+rng = np.random.default_rng(6)
+X_small, y_small = rng.normal(size=(40, 3)), rng.normal(size=40)
+w_small, b_small = rng.normal(size=3), 0.5
