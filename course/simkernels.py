@@ -304,9 +304,8 @@ def _held_kind(node: Any, value: Any) -> str:
 
 def ran(store: Any, request: dict[str, Any], done: dict[str, Any]) -> None:
     """Note one launch (:mod:`course.simkernels`): the kernel, and what it
-    wrote into its arrays (kept for the last :data:`KEEP_OUTPUTS`)."""
-    if len(store.launches) >= _MAX_LAUNCHES:
-        return
+    wrote into its arrays (kept for the last :data:`KEEP_OUTPUTS`; a store
+    refuses launches past :data:`_MAX_LAUNCHES`)."""
     key = (str(request["name"]), str(done.get("signature", "")), request["source"])
     kid = store._kernel_ids.get(key)
     if kid is None:

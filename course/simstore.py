@@ -352,7 +352,7 @@ _CONTROL = {
     "fetch": Store.fetch,
     "put": Store.put,
     "totals": Store.totals,
-    "launched": lambda store, *args: launched(store, *args),
+    "launched": launched,
 }
 
 

@@ -38,12 +38,10 @@ def launch_apart(request: dict[str, Any]) -> dict[str, Any]:
     signature = _signature(request)  # of what the store holds, before the run
     done = _run_apart(request)
     done["signature"] = signature
-    wrote = [w is not None and not np.isnan(w).all() for w in done["written"]]
+    written = done["written"]  # one entry an argument (None: not an array)
+    wrote = [w is not None and not np.isnan(w).all() for w in written]
     if any(wrote):
-        zeroed = [
-            np.zeros_like(a) if w else a
-            for a, w in zip(request["args"], [*wrote, *[False] * len(request["args"])])
-        ]
+        zeroed = [np.zeros_like(a) if w else a for a, w in zip(request["args"], wrote)]
         try:
             again = _run_apart({**request, "args": zeroed})
             done["written"] = again["written"]

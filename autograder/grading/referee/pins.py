@@ -34,11 +34,6 @@ import sys
 import types
 from typing import Any
 
-#: Light modules loaded here if the kernel has not loaded them. The warm server
-#: (every ``course grade``) loads the course's torch modules before the agent;
-#: a cold kernel (a test's, or a platform without fork) that loads them later
-#: gets them unpinned (:func:`_pinned`).
-_NEEDED = ("course.results", "course.checks")
 _KINDS = (types.FunctionType, type, types.ModuleType)
 
 
@@ -68,14 +63,8 @@ def pin() -> None:
     """Note each loaded course module not noted yet, with the functions,
     classes and submodules it binds now. Called before any student code runs:
     by the warm server once it has loaded the course (its kernels inherit
-    this), and by a cold kernel as it confines itself."""
-    import importlib
-
-    for name in _NEEDED:
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - a missing extra
-            pass
+    this), and by a cold kernel as it confines itself. A module loaded only
+    later (a cold kernel's) is not pinned: :func:`_pinned` loads it as it is."""
     for name, module in list(sys.modules.items()):
         if name in PINNED or not _course(name):
             continue

@@ -101,7 +101,9 @@ class Referee:
             code = compile_test(source, f"<test {gid}>")
         except SyntaxError as exc:
             code, error = None, _message(exc)
-        mark = _store_mark(self.link.store)
+        mark, lost = _store_mark(self.link.store)
+        if lost and code is not None:
+            code, error = None, lost
         if code is not None:
             try:
                 self.link.begin(self.session, time.monotonic() + timeout)
@@ -269,14 +271,18 @@ class Referee:
             self._record.data["results"].append(encode(results))
 
 
-def _store_mark(store: Any) -> int | None:
-    """Where the store's record stands as a test begins (None: no store)."""
+def _store_mark(store: Any) -> tuple[int | None, str | None]:
+    """Where the store's record stands as a test begins (None: no store), or
+    why the test cannot run: a store that does not answer records nothing."""
     if store is None:
-        return None
+        return None, None
     try:
-        return int(store.request(["mark"]))
-    except Exception:  # noqa: BLE001 - a store that ended: nothing to compile
-        return None
+        return int(store.request(["mark"])), None
+    except Exception as exc:  # noqa: BLE001 - the store ended with the kernel
+        return (
+            None,
+            f"this test could not run: the simulated GPU did not answer ({exc})",
+        )
 
 
 def value_of_deep(link: Link, value: Any) -> Any:
