@@ -2,8 +2,8 @@
 
 - ``cli``: the ``course`` command (``cli/__init__.py``), one module per
   command that needs more than a few lines: ``grade``, ``check``, ``demo``,
-  ``similarity``, ``due``, ``extend``, ``release``;
-  ``reference`` (every command's help, for the website).
+  ``similarity``, ``due``, ``extend``, ``release``, ``releases`` (the kept
+  releases, listed and pruned); ``reference`` (every command's help, for the website).
 - ``lessons``: find and convert the sources (the package itself), the
   course's ``conventions`` (markers, metadata), the ``colab`` cells every
   notebook starts with, a lesson's ``code`` as a namespace, a lesson run as a

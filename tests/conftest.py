@@ -27,10 +27,17 @@ def pytest_unconfigure(config):
 
 
 def pytest_configure(config):
-    """Refuse ``--dist loadgroup`` where it cannot keep an ``xdist_group``
-    together: pytest 9.2 ignores the node-id suffix pytest-xdist 3.8 groups
-    by, so each group's shared setup would run (or be waited for) on every
-    worker. ``constraints.txt`` pins an earlier pytest."""
+    """Put back the releases git's history kept, before any worker starts
+    (so no test sees the course root change under it: see
+    :func:`autograder.lessons.kept.restore`). Then refuse ``--dist
+    loadgroup`` where it cannot keep an ``xdist_group`` together: pytest 9.2
+    ignores the node-id suffix pytest-xdist 3.8 groups by, so each group's
+    shared setup would run (or be waited for) on every worker.
+    ``constraints.txt`` pins an earlier pytest."""
+    if not hasattr(config, "workerinput"):
+        from autograder.lessons.kept import restore
+
+        restore(log=lambda line: None)
     if config.getoption("dist", "no") != "loadgroup":
         return
     from importlib.metadata import version

@@ -62,6 +62,27 @@ def older_release(base: Path, lesson: str = "01_devices") -> tuple[Path, str]:
     return base / "releases", digest
 
 
+def reworded_release(base: Path, lesson: str = "01_devices") -> tuple[str, Path]:
+    """Keep, under ``base`` (beside :func:`older_release`'s), a release of
+    the lesson with the same cells and points as now and one sentence of
+    prose added. Returns its digest and its student notebook."""
+    from autograder.lessons import releases
+    from autograder.publish.release import release
+
+    draft = base / "reworded" / "solutions" / lesson / f"{lesson}.py"
+    draft.parent.mkdir(parents=True)
+    text = find_lesson(lesson).read_text(encoding="utf-8")
+    cut = text.index("# %% [markdown]\n") + len("# %% [markdown]\n")
+    draft.write_text(text[:cut] + "# Reworded mid-term.\n#\n" + text[cut:], "utf-8")
+    out = base / "reworded-notebooks"
+    release([lesson], out, log=lambda *_: None, root=base / "reworded")
+    notebook = out / lesson / f"{lesson}.ipynb"
+    digest = releases.stamp_of(notebook)
+    assert digest and digest != releases.current(lesson)
+    assert (base / "releases" / lesson / digest).is_dir()
+    return digest, notebook
+
+
 def bare_job(tmp_path: Path, submitted: Path, lesson: str = "01_devices", **changes):
     """A grading :class:`~autograder.classgrade.worker.Job` for ``submitted``
     against a course holding only the lesson's released notebook (cold,

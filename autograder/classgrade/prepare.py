@@ -4,8 +4,10 @@
 (:mod:`autograder.lessons.releases`); :func:`prepare_lessons` makes each
 release's course folder, reference results, gradebook copy and cells, the
 current release first, and refuses a batch whose releases of one lesson the
-course gradebook could not hold together. Used by
-:func:`autograder.classgrade.request.plan`.
+course gradebook could not hold together; :func:`hold_back` takes out of the
+batch each submission whose release is not kept or cannot be graded as
+written, with a problem line that names the release and says what to do.
+Used by :func:`autograder.classgrade.request.plan`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from autograder.classgrade.intake import Submission
@@ -75,9 +78,10 @@ def prepare_lessons(
 ) -> tuple[dict, dict, dict]:
     """Prepare each (lesson, kept release root) in ``keys``: its course for
     the jobs, reference results, gradebook copy and cells, the current
-    release first (its definition goes to the gradebook). A kept release that
-    cannot be prepared is named in ``problems`` and its submissions go to the
-    current release (``ruled`` is changed in place). With ``one_definition``,
+    release first (its definition goes to the gradebook). The submissions of a
+    kept release that cannot be prepared are held back (their ``ruled`` entry
+    gets the reason, in place: :func:`hold_back`), never graded under
+    another release. With ``one_definition``,
     the releases of a lesson must agree in test cells and points, and with
     ``held`` (the course gradebook's definitions, by lesson) with it too.
 
@@ -98,18 +102,10 @@ def prepare_lessons(
         except Exception as exc:  # noqa: BLE001 - one kept release, not the batch
             if not root:
                 raise
-            stamp = Path(root).name
-            problems.append(
-                f"{name}: release {stamp} could not be prepared "
-                f"({type(exc).__name__}: {str(exc)[:200]}); its submissions are "
-                "graded under the current release"
-            )
-            now = releases.current(name)
+            why = cannot_grade(Path(root).name, exc)
             for path, rules in list(ruled.items()):
                 if rules.key == (name, root):
-                    ruled[path] = Rules(name, None, stamp, "", now)
-            if (name, "") not in courses and (name, "") not in groups:
-                groups.insert(0, (name, ""))
+                    ruled[path] = replace(rules, held=why)
             continue
         graded.setdefault(name, {})[stamp_of_root(root)] = (
             data["grade_cells"],
@@ -118,6 +114,34 @@ def prepare_lessons(
     if one_definition:
         _one_definition(graded, held)
     return courses, gradebooks, cells
+
+
+def cannot_grade(stamp: str, exc: BaseException) -> str:
+    """Why a kept release's submissions are held back: it failed to prepare."""
+    return (
+        f"carries release {stamp}, which this grader cannot grade as written "
+        f"({type(exc).__name__}: {str(exc)[:240]}). Grade it under the current "
+        "release with --rules current (its tests may need cells this notebook "
+        "lacks), or have the student move the answers into the current "
+        "release's notebook and submit again"
+    )
+
+
+def hold_back(todo: list, ruled: dict[Path, Rules], problems: list[str]) -> list:
+    """``todo`` without the submissions whose rules are held (see the module):
+    one problem line per lesson and reason, naming the students."""
+    held: dict[tuple[str, str], list[str]] = {}
+    for sub in todo:
+        why = ruled[sub.path].held
+        if why:
+            held.setdefault((sub.lesson, why), []).append(sub.student)
+    for (lesson, why), students in sorted(held.items()):
+        names = ", ".join(sorted(students)[:5]) + (", ..." if len(students) > 5 else "")
+        problems.append(
+            f"{lesson}: {len(students)} submission(s) held back, not graded "
+            f"({names}): each {why}"
+        )
+    return [sub for sub in todo if not ruled[sub.path].held]
 
 
 def _prepare(

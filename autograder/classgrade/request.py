@@ -17,7 +17,7 @@ from typing import Any
 from autograder.classgrade.due import Lateness
 from autograder.classgrade.gradebook import held_definitions, recorded
 from autograder.classgrade.intake import Submission, collect
-from autograder.classgrade.prepare import prepare_lessons, rules_of
+from autograder.classgrade.prepare import hold_back, prepare_lessons, rules_of
 from autograder.classgrade.reports import Result
 from autograder.classgrade.store import stored
 from autograder.classgrade.worker import Job
@@ -303,7 +303,7 @@ def plan(
     # With a gradebook to fill, every lesson's definition may be needed.
     wanted = submissions if request.gradebook and not request.precise else todo
     courses, gradebooks, cells = prepare_lessons(
-        [ruled[s.path].key for s in wanted],
+        [ruled[s.path].key for s in wanted if not ruled[s.path].held],
         ruled,
         work,
         problems,
@@ -313,6 +313,9 @@ def plan(
         # --rules current run made it) binds one student's regrade too
         held=held or None,
     )
+    # Held back (a release not kept, or one that cannot be graded as
+    # written): not graded, named in a problem line; what stood stays.
+    todo = hold_back(todo, ruled, problems)
     workers = workers or os.cpu_count() or 1
     # Kernels side by side must not each start one math thread per core: the
     # oversubscribed threads spin against each other and grading crawls.

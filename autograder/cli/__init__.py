@@ -19,6 +19,7 @@ from autograder.cli.grade import add_parser as add_grade_parser
 from autograder.cli.grade import lesson_flag
 from autograder.cli.grade import read_map as _read_map  # noqa: F401 - tests use it
 from autograder.cli.release import add_parser as add_release_parser
+from autograder.cli.releases import add_parser as add_releases_parser
 from autograder.cli.similarity import add_parser as add_similarity_parser
 
 
@@ -153,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(func=_doctor)
 
     add_release_parser(sub)
+    add_releases_parser(sub)
 
     add_grade_parser(sub, _weak_confinement_flag)
     add_similarity_parser(sub)

@@ -1,10 +1,10 @@
 """``course release``: the student edition from the sources, and the students branch.
 
 ``course release [LESSONS]`` writes ``notebooks/`` from ``solutions/`` (each
-release stamped and kept in ``releases/``), then the ``students`` branch
-(:mod:`autograder.publish.students_branch`) unless ``--no-branch``;
-``--check`` releases into a scratch folder and fails if ``notebooks/`` or
-``releases/`` is out of date.
+release stamped and kept in the course root's ``releases/``), then the
+``students`` branch (:mod:`autograder.publish.students_branch`) unless
+``--no-branch``; ``--check`` releases into a scratch folder and fails if
+``notebooks/`` is out of date.
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ def _release(args: argparse.Namespace) -> int:
     if not args.check:
         release(lessons, probe=not args.no_probe)
         return 0 if args.no_branch else _students_branch()
-    from autograder.lessons.releases import RELEASES, stamp_of
-
     notebooks = REPO_ROOT / "notebooks"
     with tempfile.TemporaryDirectory() as tmp:
         made = Path(tmp) / "notebooks"
@@ -38,11 +36,6 @@ def _release(args: argparse.Namespace) -> int:
             for p in written
             if not (notebooks / p.relative_to(made)).is_file()
             or not filecmp.cmp(p, notebooks / p.relative_to(made), shallow=False)
-        ]
-        unkept = [
-            f"{p.stem}/{stamp_of(p)}"
-            for p in written
-            if not (RELEASES / p.stem / str(stamp_of(p))).is_dir()
         ]
         gaps, translated = _editions_checked(made, Path(tmp), lessons)
     if gaps or translated:
@@ -55,11 +48,8 @@ def _release(args: argparse.Namespace) -> int:
             "`course release --lang LANG`, and commit the result."
         )
         return 1
-    if stale or unkept:
-        if stale:
-            print("notebooks/ is out of date with solutions/: " + ", ".join(stale))
-        if unkept:
-            print("releases/ does not keep: " + ", ".join(unkept))
+    if stale:
+        print("notebooks/ is out of date with solutions/: " + ", ".join(stale))
         print("Run `make release` (or `course release`) and commit the result.")
         return 1
     print(f"notebooks/ is up to date ({len(written)} notebook(s)).")

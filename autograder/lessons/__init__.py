@@ -10,8 +10,9 @@ cell headers carry nbgrader metadata, for example::
 need the keys that matter; :func:`source_to_notebook` fills in the
 rest of nbgrader's schema, checks the metadata, and gives every cell a stable id,
 so the same source always gives byte-identical notebooks. Each release is
-stamped and kept by ``releases``, which also says which release's rules grade
-a submission; ``scratch`` builds throwaway nbgrader course folders from them;
+stamped by ``releases``, which also says which release's rules grade a
+submission, and kept by ``kept`` (the course root's ``releases/``);
+``scratch`` builds throwaway nbgrader course folders from them;
 ``catalogs`` keeps each lesson's prose translated, paragraph by paragraph.
 """
 

@@ -3,8 +3,10 @@
 ``course release`` stamps each student notebook's metadata with its release
 (``course.release``: the lesson and a digest of what grading reads: the
 lesson's source, its hidden tests, points and reference included, and the
-released notebook) and keeps that release under ``releases/NN_topic/DIGEST/``,
-laid out like the repository (``solutions/NN_topic/NN_topic.py``,
+released notebook) and keeps that release under ``releases/NN_topic/DIGEST/``
+in the course root, beside the gradebook (:mod:`autograder.lessons.kept`:
+where, listing, pruning, and the releases git's history kept), laid out like
+the repository (``solutions/NN_topic/NN_topic.py``,
 ``notebooks/NN_topic/NN_topic.ipynb``), once. A translated edition's notebook
 carries the same stamp, with its language (``"lang": "zh_CN"``): the same
 rules grade both, and the release keeps that edition's notebook too
@@ -14,9 +16,10 @@ When a submission is graded, its stamp picks the rules (:func:`resolve`): the
 repository's own lesson when the stamp is the current release's, else the kept
 release. The rules are a value, a :class:`Release`, that the submission's job
 carries through the grading chain: the lesson's source, its released notebook
-and the grader's caches (kept apart per release) are read from it. A stamp
-the course does not keep, or none, is graded under the current release, and
-the run says so.
+and the grader's caches (kept apart per release) are read from it. A
+notebook with no stamp is graded under the current release, and the run says
+so; one whose stamp the course does not keep is held back, named in a
+problem line, never graded under rules it was not written for.
 
 What is not pinned: the grader's own program (``autograder/``) and the
 ``course`` library; they are the installed version's.
@@ -28,15 +31,19 @@ import hashlib
 import json
 import re
 import shutil
+import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
+from autograder.lessons.kept import Kept, default_root, kept, restore
 
-RELEASES = REPO_ROOT / "releases"
-"""Where releases are kept (committed with the lessons; never in a student
-edition, and out of every grading kernel's reach with the rest of the checkout)."""
+RELEASES = default_root()
+"""Where releases are kept: ``releases/`` in the course root (ignored by git;
+never in a student edition, and out of every grading kernel's reach)."""
+_COURSE_RELEASES = RELEASES  # the course's own (tests point RELEASES elsewhere)
 META, STAMP = "course", "release"
 
 
@@ -167,6 +174,7 @@ class Rules:
     stamp: str | None  # what the notebook carries
     note: str  # "" for the current release, else what the summary says
     digest: str = ""  # the release whose rules grade it
+    held: str = ""  # why it is held back, not graded ("" when it is graded)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -199,6 +207,8 @@ def resolve(
     repository's own. Releases are looked up in ``kept`` (default
     :data:`RELEASES`)."""
     kept = RELEASES if kept is None else kept
+    if kept == _COURSE_RELEASES:
+        restore(kept)
     if rules == "current" or stamp == now:
         return Rules(lesson, None, stamp, "", now)
     if stamp is None:
@@ -211,7 +221,14 @@ def resolve(
     if found:
         return Rules(lesson, root, stamp, f"were released as {stamp}", stamp)
     note = f"carry release {stamp}, which is not kept"
-    return Rules(lesson, None, stamp, note, now)
+    held = (
+        f"carries release {stamp}, which this course does not keep in {kept}. "
+        "Copy that release's folder there from the machine that made it "
+        "(Instructor guide, 'Where releases live'), or grade it under the "
+        "current release with --rules current (its tests may need cells this "
+        "notebook lacks)"
+    )
+    return Rules(lesson, None, stamp, note, stamp, held)
 
 
 def summary(found: list[Rules]) -> list[str]:
@@ -237,3 +254,46 @@ def grade_points(lesson: Any) -> dict[str, float]:
         for c in nb.cells
         if nbgrader_meta(c).get("grade")
     }
+
+
+def stamps_in(paths: Iterable[Path]) -> set[tuple[str, str]]:
+    """(lesson, digest) of every release stamp in the notebooks under
+    ``paths``: folders (searched whole), notebooks and zips of notebooks."""
+    found: set[tuple[str, str]] = set()
+
+    def note(nb: dict) -> None:
+        stamp = stamp_of(nb)
+        lesson = (nb.get("metadata", {}).get("course", {}).get("release") or {}).get(
+            "lesson"
+        )
+        if stamp and isinstance(lesson, str):
+            found.add((lesson, stamp))
+
+    for path in map(Path, paths):
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no such file or folder")
+        files = [path] if path.is_file() else sorted(path.rglob("*"))
+        for file in files:
+            if file.suffix == ".ipynb":
+                try:
+                    note(json.loads(file.read_text(encoding="utf-8")))
+                except (OSError, ValueError):
+                    continue
+            elif file.suffix == ".zip":
+                with zipfile.ZipFile(file) as archive:
+                    for name in archive.namelist():
+                        if name.endswith(".ipynb"):
+                            try:
+                                note(json.loads(archive.read(name)))
+                            except ValueError:
+                                continue
+    return found
+
+
+def prunable(have: set[tuple[str, str]], root: Path | None = None) -> list[Kept]:
+    """The kept releases no student has (none of ``have``) that are not their
+    lesson's current release."""
+    from autograder.lessons import lesson_names
+
+    now = {(name, current(name)) for name in lesson_names()}
+    return [k for k in kept(root) if (k.lesson, k.digest) not in have | now]

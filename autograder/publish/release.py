@@ -5,8 +5,9 @@ the notebook nbgrader releases): convert the source to a notebook, run
 ``nbgrader generate_assignment`` (answers become stubs, hidden tests and outputs
 are removed, checksums recorded), check the result for leaks, and only then
 copy it to ``notebooks/``. Each student notebook is stamped with its release,
-and the release is kept under ``releases/`` (:mod:`autograder.lessons.releases`):
-grading follows the release a student was given.
+and the release is kept in the course root's ``releases/``
+(:mod:`autograder.lessons.kept`): grading follows the release a student was
+given.
 """
 
 from __future__ import annotations
@@ -32,33 +33,6 @@ def _normalise(path: Path) -> None:
     write_notebook(nb, path)
 
 
-def _drafts(kept: Path, current: str) -> list[Path]:
-    """Kept releases of one lesson that no commit holds and that are not the
-    current one: drafts made while a lesson was being edited, never published
-    from this repository. None where ``kept`` is not in a git checkout."""
-    import subprocess
-
-    if not kept.is_dir():
-        return []
-    try:
-        listed = subprocess.run(
-            ["git", "ls-tree", "-r", "--name-only", "HEAD", "--", "."],
-            cwd=kept,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        ).stdout.split()
-    except (OSError, subprocess.SubprocessError):
-        return []
-    committed = {Path(name).parts[0] for name in listed}
-    return [
-        folder
-        for folder in sorted(kept.iterdir())
-        if folder.is_dir() and folder.name not in committed | {current}
-    ]
-
-
 def release(
     lessons: list[str] | None = None,
     out_dir: Path | None = None,
@@ -69,8 +43,8 @@ def release(
     root: Path | None = None,
 ) -> list[Path]:
     """Release lessons (default: all) into ``out_dir`` (default: ``notebooks/``),
-    each release kept in ``keep`` (default: ``releases/``, or ``releases``
-    beside ``out_dir``).
+    each release kept in ``keep`` (default: the course root's ``releases/``,
+    or ``releases`` beside ``out_dir``).
 
     ``root``: the lessons' sources are taken from a tree laid out like the
     repository there (a draft of new rules), not from the repository.
@@ -108,12 +82,6 @@ def release(
             shutil.copytree(released, target)
             written += sorted(target.rglob("*.ipynb"))
             log(f"released {released.name} -> {target} (release {digest})")
-            for gone in _drafts(keep / released.name, digest):
-                shutil.rmtree(gone)
-                log(
-                    f"removed {gone}: a release made since the last commit and "
-                    "replaced before it was committed"
-                )
     if probe:
         from autograder.publish.probe import run_probe
 

@@ -46,6 +46,9 @@ KEPT = [
     "notebooks/01_devices/01_devices.ipynb",
     "docs/gpu-runs/2026-11-30-nvidia-h200/results/01_devices.jsonl",
     "nbgrader_config.py",
+    # the course root's kept releases (git ignores them; the image carries them)
+    "releases/04_call_magic/89c8eb805db9e24a/solutions/04_call_magic/04_call_magic.py",
+    "releases/04_call_magic/89c8eb805db9e24a/notebooks/04_call_magic/04_call_magic.ipynb",
 ]
 
 
@@ -96,6 +99,9 @@ def test_the_init_container_brings_a_fixed_lesson_and_keeps_the_class(tmp_path):
         (root / lesson).write_text(text)
         (root / "nbgrader_config.py").write_text(f"# {root.name}'s config\n")
     (image / ".hidden-setting").write_text("from the image")
+    made = "releases/01_devices/made-for-the-image/solutions/01_devices.py"
+    (image / made).parent.mkdir(parents=True)
+    (image / made).write_text("a release the image carries")
     work = {
         "gradebook.db": "scores",
         "submitted/alice/01_devices/01_devices.ipynb": "alice's answers",
@@ -112,6 +118,7 @@ def test_the_init_container_brings_a_fixed_lesson_and_keeps_the_class(tmp_path):
     assert (volume / "nbgrader_config.py").read_text() == "# srv's config\n"
     for name, text in work.items():
         assert (volume / name).read_text() == text, name
+    assert (volume / made).read_text() == "a release the image carries"
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     subprocess.run(

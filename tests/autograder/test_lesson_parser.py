@@ -1,5 +1,6 @@
 """The one reader of lesson sources gives the cells jupytext gives, for every
-lesson and every kept release, and refuses a header it cannot read."""
+lesson, and refuses a header it cannot read. (Kept releases are read by the
+same parser when the kept-release check grades each one.)"""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ import pytest
 from autograder.lessons import REPO_ROOT, LessonError, source_to_notebook
 from autograder.lessons.percent import SourceError, read_cells
 
-SOURCES = sorted((REPO_ROOT / "solutions").glob("*/*.py")) + sorted(
-    (REPO_ROOT / "releases").glob("*/*/solutions/*/*.py")
-)
+SOURCES = sorted((REPO_ROOT / "solutions").glob("*/*.py"))
 
 
 def _kept(metadata: dict) -> dict:

@@ -30,12 +30,14 @@ def test_the_stamp_picks_the_rules(tmp_path):
     assert old.root == kept / LESSON / "0ld" and old.digest == "0ld"
     assert releases.resolve(LESSON, "0ld", now, "current", kept).root is None
     missing = releases.resolve(LESSON, "gone", now, kept=kept)
-    assert missing.root is None and "not kept" in missing.note
+    assert missing.root is None and "release gone" in missing.held
+    assert str(kept) in missing.held and "--rules current" in missing.held
+    assert not old.held and releases.resolve(LESSON, "gone", now, "current", kept)
     bare = releases.resolve(LESSON, None, now, kept=kept)
-    assert bare.digest == now and "no release stamp" in bare.note
-    assert releases.summary([old, old, missing]) == [
-        f"{LESSON}: 1 submission(s) carry release gone, which is not kept: "
-        "graded under the current release",
+    assert bare.digest == now and "no release stamp" in bare.note and not bare.held
+    assert releases.summary([old, old, bare]) == [
+        f"{LESSON}: 1 submission(s) carry no release stamp: graded under the "
+        "current release",
         f"{LESSON}: 2 submission(s) were released as 0ld: graded under that "
         "release (kept in releases/)",
     ]
@@ -138,23 +140,6 @@ def test_release_keeps_a_release_once(tmp_path):
     assert [p.name for p in (tmp_path / "keep" / LESSON).iterdir()] == [first]
 
 
-def test_release_removes_drafts_no_commit_holds(tmp_path):
-    import subprocess
-
-    from autograder.publish.release import _drafts
-
-    kept = tmp_path / "releases" / LESSON
-    for name in ("published", "draft", "current"):
-        (kept / name).mkdir(parents=True)
-        (kept / name / "f").write_text(name)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "releases/01_devices/published"], check=True)
-    subprocess.run([*git, "commit", "-qm", "published"], check=True)
-    assert _drafts(kept, "current") == [kept / "draft"]
-    assert _drafts(tmp_path / "elsewhere", "current") == []
-
-
 def test_a_gradebook_batch_refuses_releases_with_other_cells_or_points():
     from autograder.classgrade.prepare import _one_definition
 
@@ -222,9 +207,12 @@ def _a_visible_test_fails(text: str) -> str:
     "spoil, why",
     [(_raises_at_the_end, "RuntimeError"), (_a_visible_test_fails, "ReferenceError")],
 )
-def test_a_kept_release_that_fails_falls_back_to_the_current_one(
+def test_a_release_that_cannot_be_graded_as_written_is_held_back_alone(
     tmp_path, monkeypatch, spoil, why
 ):
+    """ann's release fails to prepare, cat's is not kept: both held back, each
+    named with its release and what to do; ben, on the current release, is
+    graded in the same run."""
     kept = tmp_path / "releases"
     broken = kept / LESSON / "0123456789abcdef"
     source = broken / "solutions" / LESSON / f"{LESSON}.py"
@@ -235,19 +223,37 @@ def test_a_kept_release_that_fails_falls_back_to_the_current_one(
     monkeypatch.setattr(releases, "RELEASES", kept)
     folder = tmp_path / "in"
     folder.mkdir()
-    path = submission(LESSON, folder / f"ann_{LESSON}.ipynb")
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    nb["metadata"]["course"]["release"]["digest"] = broken.name
-    path.write_text(json.dumps(nb), encoding="utf-8")
+    for name, stamp in (("ann", broken.name), ("cat", "fedcba9876543210")):
+        path = submission(LESSON, folder / f"{name}_{LESSON}.ipynb")
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        nb["metadata"]["course"]["release"]["digest"] = stamp
+        path.write_text(json.dumps(nb), encoding="utf-8")
+    submission(LESSON, folder / f"ben_{LESSON}.ipynb")
     report = grade_class(
         folder, LESSON, out_dir=tmp_path / "out", jobs=1, progress=False
     )
-    (ann,) = report.results
-    assert (ann.status, ann.score) == ("graded", 12.0)
-    assert ann.release == releases.current(LESSON)
-    assert any("could not be prepared" in p and why in p for p in report.problems), (
-        report.problems
+    (ben,) = report.results
+    assert (ben.student, ben.status, ben.score) == ("ben", "graded", 12.0)
+    assert ben.release == releases.current(LESSON)
+    (ann,) = [p for p in report.problems if "(ann)" in p]
+    assert f"release {broken.name}, which this grader cannot grade" in ann
+    assert why in ann and "held back, not graded" in ann and "--rules current" in ann
+    (cat,) = [p for p in report.problems if "(cat)" in p]
+    assert "release fedcba9876543210, which this course does not keep" in cat
+    assert store.stored(tmp_path / "out", "ann", LESSON, graded_only=False) is None
+    again = grade_class(
+        folder,
+        LESSON,
+        out_dir=tmp_path / "out",
+        jobs=1,
+        progress=False,
+        rules="current",
     )
+    assert sorted((r.student, r.score) for r in again.results) == [
+        ("ann", 12.0),
+        ("ben", 12.0),
+        ("cat", 12.0),
+    ]
 
 
 def test_diff_refuses_options_it_would_ignore(tmp_path, capsys):

@@ -6,10 +6,11 @@ assignment add`` before the first grading; two students are late. Then:
 the first grading is stopped by Ctrl-C and resumed; a student resubmits
 (``collect --update``); an instructor grades a cell by hand and comments; a
 rerun; a change of points applied with ``--rules current``; one student's
-regrade. After each step, every store gives every student the same final
-score and maximum: the gradebook, ``grades.csv``, the feedback page,
-``nbgrader export``, and the Canvas and Moodle files; the results JSON holds
-no score at all.
+regrade; a release reworded mid-term beside the current one, graded in one
+run, each notebook under its own release. After each step, every store
+gives every student the same final score and maximum: the gradebook,
+``grades.csv``, the feedback page, ``nbgrader export``, and the Canvas and
+Moodle files; the results JSON holds no score at all.
 """
 
 from __future__ import annotations
@@ -28,9 +29,14 @@ import pytest
 
 from autograder.classgrade import grade_class
 from autograder.config.settings import write_course_config
-from autograder.lessons import find_lesson, releases, source_to_notebook
+from autograder.lessons import REPO_ROOT, find_lesson, releases, source_to_notebook
 from autograder.samples import all_samples
-from tests.lesson_helpers import CHANGED, fill_answers, older_release
+from tests.lesson_helpers import (
+    CHANGED,
+    fill_answers,
+    older_release,
+    reworded_release,
+)
 
 LESSON = "01_devices"
 COURSE = "gpu-course"
@@ -310,3 +316,21 @@ def test_a_whole_term(tmp_path, monkeypatch):
     assert term.agree(tmp_path, 12.0) == book
     (bob,) = [r for r in report.results if r.student == "bob"]
     assert bob.release == releases.current(LESSON) != old
+
+    # 6. The prose is reworded mid-term (the same cells and points) and
+    # released again: cat takes that release, José the repository's current
+    # one (a kept release and the current one); one run grades both, each
+    # under its own release, beside the gradebook's current definition.
+    reworded, notebook = reworded_release(tmp_path / "older")
+    now = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
+    for name, given in (("cat", notebook), ("José", now)):
+        shutil.copyfile(given, term.homes / name / LESSON / f"{LESSON}.ipynb")
+        term.submit(name, _answers(), fetch=False)
+    term.nbgrader("collect", "--update", LESSON, *term.teacher)
+    report = term.grade()
+    assert report.graded_now == 2, report.summary()
+    by = {r.student: r for r in report.results}
+    assert by["cat"].release == reworded != releases.current(LESSON)
+    assert by["José"].release == releases.current(LESSON)
+    book = term.agree(tmp_path, 12.0)
+    assert book["cat"][0] == book["José"][0] == 12.0

@@ -1,0 +1,101 @@
+"""``course releases``: list the kept releases, and prune those no student has.
+
+``course releases`` (or ``course releases list``) prints each kept release
+(:mod:`autograder.lessons.kept`): its lesson, digest, editions and size, and
+whether it is the lesson's current release. ``course releases prune SOURCE...``
+reads the release stamp of every notebook in the sources (the class's
+``submitted/`` folder, the exports and zips it handed in) and names each kept
+release that none of them carries and that is not its lesson's current one;
+with ``--yes`` it removes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024:.0f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MiB"
+
+
+def _list(args: argparse.Namespace) -> int:
+    from autograder.lessons import lesson_names
+    from autograder.lessons.kept import default_root, kept
+    from autograder.lessons.releases import current
+
+    found = kept()
+    now = {(name, current(name)) for name in lesson_names()}
+    print(f"{len(found)} release(s) kept in {default_root()}")
+    total = 0
+    for one in found:
+        size = one.size()
+        total += size
+        mark = "  current" if (one.lesson, one.digest) in now else ""
+        editions = ",".join(one.editions)
+        print(f"{one.lesson}  {one.digest}  {editions:8}  {_size(size):>9}{mark}")
+    print(f"{_size(total)} in all")
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from autograder.lessons.kept import prune
+    from autograder.lessons.releases import prunable, stamps_in
+
+    try:
+        have = stamps_in(args.sources)
+    except (FileNotFoundError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    gone = prunable(have)
+    print(
+        f"the sources carry {len(have)} release(s); {len(gone)} kept release(s) "
+        "are carried by none of them and are not their lesson's current release"
+    )
+    for one in gone:
+        print(f"  {one.lesson}  {one.digest}")
+    if not gone:
+        return 0
+    if not args.yes:
+        print(
+            "Nothing removed. Run again with --yes to remove them, once the "
+            "sources hold every notebook your students have (a student who "
+            "has not submitted may hold one of these)."
+        )
+        return 0
+    prune(gone)
+    print(f"removed {len(gone)} kept release(s)")
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    """``course releases``' options, on the ``course`` command's subparsers."""
+    top = sub.add_parser(
+        "releases",
+        help="list the kept releases (the rules each class was given), or "
+        "prune those no student has",
+        description="Releases are kept in releases/ in the course root, beside "
+        "the gradebook (Instructor guide, 'Where releases live').",
+    )
+    top.set_defaults(func=_list)
+    actions = top.add_subparsers(dest="action", metavar="ACTION")
+    listing = actions.add_parser("list", help="each kept release, with its size")
+    listing.set_defaults(func=_list)
+    pruning = actions.add_parser(
+        "prune",
+        help="remove the kept releases that no notebook in SOURCES carries",
+        description="Reads the release stamp of every notebook in SOURCES and "
+        "names each kept release none carries that is not its lesson's current "
+        "release; removes them with --yes.",
+    )
+    pruning.add_argument(
+        "sources",
+        nargs="+",
+        help="folders (searched whole: submitted/, exports), notebooks or zips "
+        "holding what your students have",
+    )
+    pruning.add_argument(
+        "--yes", action="store_true", help="remove them (default: only name them)"
+    )
+    pruning.set_defaults(func=_prune)
