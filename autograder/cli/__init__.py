@@ -178,6 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="seconds per cell (default: the course config's)",
     )
+    check.add_argument(
+        "--rules",
+        choices=("release", "current"),
+        default="release",
+        help="grade under the release the notebook was fetched from (default), "
+        "or under the lesson as it is now",
+    )
     _weak_confinement_flag(check)
     check.set_defaults(func=_check)
 

@@ -144,15 +144,18 @@ def release_edition(
     return written, kept_out
 
 
-def keep_edition(notebook: Path, lesson: str, lang: str) -> Path | None:
+def keep_edition(
+    notebook: Path, lesson: str, lang: str, keep: Path | None = None
+) -> Path | None:
     """Keep a translated edition's notebook beside the kept release whose
-    stamp it carries (``releases/NN/DIGEST/notebooks-<lang>/NN/NN.ipynb``),
-    so that a submission of that release is reassembled on its own edition.
-    Returns the kept copy, or None where the release is not kept here."""
+    stamp it carries (``releases/NN/DIGEST/notebooks-<lang>/NN/NN.ipynb``,
+    in ``keep``: default, the course's), so that a submission of that
+    release is reassembled on its own edition. Returns the kept copy, or
+    None where the release is not kept there."""
     from autograder.lessons.releases import RELEASES, stamp_of
 
     found = stamp_of(notebook)
-    kept = RELEASES / lesson / str(found)
+    kept = (RELEASES if keep is None else keep) / lesson / str(found)
     if found is None or not kept.is_dir():
         return None
     copy = kept / f"notebooks-{lang}" / lesson / notebook.name

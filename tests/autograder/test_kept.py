@@ -111,3 +111,25 @@ def test_a_cluster_bundle_carries_the_kept_release_it_grades(tmp_path):
     assert source == Release(LESSON, old.root).source.read_bytes()
     assert source != (REPO_ROOT / "solutions" / LESSON / f"{LESSON}.py").read_bytes()
     remote._place_records(tmp_path / "worker")  # the key matches, or it raises
+
+
+def test_course_check_says_when_it_cannot_grade_a_notebook_s_release(tmp_path, capsys):
+    """A self-study learner's notebook of a release this copy does not keep:
+    not graded, and the line says what to do."""
+    mine = _stamped(tmp_path / f"mine_{LESSON}.ipynb", "d" * 16)
+    assert mine["metadata"]["course"]["release"]["lesson"] == LESSON
+    assert (
+        main(
+            [
+                "check",
+                str(tmp_path / f"mine_{LESSON}.ipynb"),
+                "--out",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 1
+    )
+    out = capsys.readouterr().out
+    assert f"not graded: {LESSON}: 1 submission(s) held back" in out
+    assert f"release {'d' * 16}, which this course does not keep" in out
+    assert "--rules current" in out

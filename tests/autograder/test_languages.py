@@ -196,12 +196,17 @@ def test_a_kept_release_keeps_its_chinese_edition(tmp_path):
     the kept release holds that zh notebook, which a submission of it is
     rebuilt on (and the jobs' course gets a copy of)."""
     from autograder.grading.chain.reassemble import edition_release
-    from autograder.lessons.releases import RELEASES, Release, stamp_of
+    from autograder.lessons.releases import Release, stamp, stamp_of
+    from autograder.publish.release import keep_edition
 
     zh = REPO_ROOT / "notebooks-zh" / LESSON / f"{LESSON}.ipynb"
-    stamp = json.loads(zh.read_text(encoding="utf-8"))["metadata"]["course"]
-    assert stamp["release"]["lang"] == "zh_CN"
-    kept = Release(LESSON, RELEASES / LESSON / stamp_of(zh))
+    found = json.loads(zh.read_text(encoding="utf-8"))["metadata"]["course"]
+    assert found["release"]["lang"] == "zh_CN"
+    keep = tmp_path / "keep"  # the release made now, kept as `course release` does
+    shutil.copyfile(REPO_ROOT / "notebooks" / LESSON / zh.name, tmp_path / "en")
+    assert stamp(tmp_path / "en", LESSON, keep) == stamp_of(zh)
+    assert keep_edition(zh, LESSON, "zh", keep) is not None
+    kept = Release(LESSON, keep / LESSON / stamp_of(zh))
     assert kept.edition("zh_CN").read_bytes() == zh.read_bytes()
     assert Release(LESSON, tmp_path).edition("zh_CN") is None  # none kept there
 
