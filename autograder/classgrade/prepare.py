@@ -17,9 +17,11 @@ import shutil
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from autograder.classgrade.intake import Submission
 from autograder.lessons import releases
+from autograder.lessons.kept import ADVICE
 from autograder.lessons.releases import Rules
 
 
@@ -75,6 +77,7 @@ def prepare_lessons(
     say: Callable[[list[str]], None] | None,
     one_definition: bool,
     held: dict[str, tuple] | None = None,
+    jobs: int = 1,
 ) -> tuple[dict, dict, dict]:
     """Prepare each (lesson, kept release root) in ``keys``: its course for
     the jobs, reference results, gradebook copy and cells, the current
@@ -84,6 +87,9 @@ def prepare_lessons(
     another release. With ``one_definition``,
     the releases of a lesson must agree in test cells and points, and with
     ``held`` (the course gradebook's definitions, by lesson) with it too.
+    With ``jobs`` > 1, the caches of several releases (course folder,
+    reference results) are made first in that many processes side by side
+    (:func:`_warm_caches`); each is then read here as before.
 
     Returns:
         The courses and cells by key, and a gradebook copy per lesson.
@@ -93,6 +99,10 @@ def prepare_lessons(
     cells: dict = {}
     graded: dict = {}
     groups = sorted(set(keys), key=_current_first)
+    if jobs > 1 and len(groups) > 1:
+        if say is not None:
+            say([f"preparing {len(groups)} lesson release(s), {jobs} at a time"])
+        _warm_caches(groups, jobs)
     while groups:  # the current release first: its definition goes to the gradebook
         name, root = groups.pop(0)
         if say is not None:
@@ -116,30 +126,69 @@ def prepare_lessons(
     return courses, gradebooks, cells
 
 
+def _warm(name: str, root: str) -> None:
+    """Make one release's cached course and reference results (a process of
+    :func:`_warm_caches`); a failure is left for :func:`_prepare` to meet."""
+    from autograder.grading.reference import measured_reference, reference_results
+    from autograder.lessons.scratch import cached_course
+
+    release = releases.Release(name, Path(root) if root else None)
+    try:
+        cached_course(release)
+        reference_results(release)
+        measured_reference(release)
+    except Exception:  # noqa: BLE001 - met again, and reported, in _prepare
+        pass
+
+
+def _warm_caches(groups: list[tuple[str, str]], jobs: int) -> None:
+    """Each release's caches, ``jobs`` releases at a time, in fresh processes
+    (the caches are locked per release, so this and any other run agree)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    workers = min(jobs, len(groups))
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        list(pool.map(_warm, *zip(*groups)))
+
+
 def cannot_grade(stamp: str, exc: BaseException) -> str:
     """Why a kept release's submissions are held back: it failed to prepare."""
     return (
         f"carries release {stamp}, which this grader cannot grade as written "
-        f"({type(exc).__name__}: {str(exc)[:240]}). Grade it under the current "
-        "release with --rules current (its tests may need cells this notebook "
-        "lacks), or have the student move the answers into the current "
-        "release's notebook and submit again"
+        f"({type(exc).__name__}: {str(exc)[:240]}). {ADVICE}"
     )
 
 
-def hold_back(todo: list, ruled: dict[Path, Rules], problems: list[str]) -> list:
+def hold_back(
+    todo: list,
+    ruled: dict[Path, Rules],
+    problems: list[str],
+    results: dict,
+    standing: Callable[[tuple[str, str]], Any],
+) -> list:
     """``todo`` without the submissions whose rules are held (see the module):
-    one problem line per lesson and reason, naming the students."""
+    one problem line per lesson and reason, naming the students. What an
+    earlier run stored for a held one (``standing``) stays in ``results``, so
+    the reports still show it."""
     held: dict[tuple[str, str], list[str]] = {}
+    kept: dict[tuple[str, str], int] = {}
     for sub in todo:
         why = ruled[sub.path].held
         if why:
             held.setdefault((sub.lesson, why), []).append(sub.student)
+            found = standing((sub.student, sub.lesson))
+            if found is not None:
+                results[(sub.student, sub.lesson)] = found
+                kept[(sub.lesson, why)] = kept.get((sub.lesson, why), 0) + 1
     for (lesson, why), students in sorted(held.items()):
         names = ", ".join(sorted(students)[:5]) + (", ..." if len(students) > 5 else "")
+        stand = kept.get((lesson, why), 0)
+        earlier = f"; the earlier result of {stand} stands" if stand else ""
         problems.append(
             f"{lesson}: {len(students)} submission(s) held back, not graded "
-            f"({names}): each {why}"
+            f"({names}){earlier}: each {why}"
         )
     return [sub for sub in todo if not ruled[sub.path].held]
 
@@ -159,8 +208,7 @@ def _prepare(
     reference_results(release)
     # A kept release's own tests must pass in this grader's referee: one
     # written for an earlier grader (which ran tests in the student's
-    # process) raises here, and its submissions fall back to the current
-    # release, as a release that cannot be prepared does.
+    # process) raises here, and its submissions are held back.
     measured_reference(release)
     # The jobs' course root: the release, copied (a rebuilt cache entry
     # replaces the cached folder, maybe while this batch runs).

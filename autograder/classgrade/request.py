@@ -312,10 +312,17 @@ def plan(
         # under each submission's own release, the gradebook's definition (a
         # --rules current run made it) binds one student's regrade too
         held=held or None,
+        jobs=min(workers or os.cpu_count() or 1, 4),
     )
     # Held back (a release not kept, or one that cannot be graded as
     # written): not graded, named in a problem line; what stood stays.
-    todo = hold_back(todo, ruled, problems)
+    todo = hold_back(
+        todo,
+        ruled,
+        problems,
+        results,
+        lambda key: stored(out_dir, *key, graded_only=False),
+    )
     workers = workers or os.cpu_count() or 1
     # Kernels side by side must not each start one math thread per core: the
     # oversubscribed threads spin against each other and grading crawls.

@@ -88,7 +88,12 @@ def check(args: argparse.Namespace) -> int:
         )
     if not report.results:  # held back: its release is not kept, or cannot be
         for line in report.problems:  # graded as written
-            print(f"not graded: {line}")
+            print(f"not graded: {shown(line)}")
+        print(
+            f"Move your answers into the current notebook, notebooks/{lesson}/"
+            f"{lesson}.ipynb, or grade this one under the lesson as it is now: "
+            f"course check --rules current {shown(str(notebook))}"
+        )
         return 1
     result = report.results[0]
     with use_language(_language_of(notebook)):

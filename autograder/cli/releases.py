@@ -22,12 +22,13 @@ def _size(n: int) -> str:
 
 def _list(args: argparse.Namespace) -> int:
     from autograder.lessons import lesson_names
-    from autograder.lessons.kept import default_root, kept
-    from autograder.lessons.releases import current
+    from autograder.lessons.kept import kept, restore
+    from autograder.lessons.releases import RELEASES, current
 
-    found = kept()
+    restore(RELEASES)
+    found = kept(RELEASES)
     now = {(name, current(name)) for name in lesson_names()}
-    print(f"{len(found)} release(s) kept in {default_root()}")
+    print(f"{len(found)} release(s) kept in {RELEASES}")
     total = 0
     for one in found:
         size = one.size()
@@ -41,14 +42,14 @@ def _list(args: argparse.Namespace) -> int:
 
 def _prune(args: argparse.Namespace) -> int:
     from autograder.lessons.kept import prune
-    from autograder.lessons.releases import prunable, stamps_in
+    from autograder.lessons.releases import RELEASES, prunable, stamps_in
 
     try:
         have = stamps_in(args.sources)
-    except (FileNotFoundError, OSError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    gone = prunable(have)
+    gone = prunable(have, RELEASES)
     print(
         f"the sources carry {len(have)} release(s); {len(gone)} kept release(s) "
         "are carried by none of them and are not their lesson's current release"

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
-from autograder.lessons.kept import Kept, default_root, kept, restore
+from autograder.lessons.kept import ADVICE, Kept, default_root, kept, restore
 
 RELEASES = default_root()
 """Where releases are kept: ``releases/`` in the course root (ignored by git;
@@ -220,15 +220,12 @@ def resolve(
         found = False
     if found:
         return Rules(lesson, root, stamp, f"were released as {stamp}", stamp)
-    note = f"carry release {stamp}, which is not kept"
     held = (
         f"carries release {stamp}, which this course does not keep in {kept}. "
         "Copy that release's folder there from the machine that made it "
-        "(Instructor guide, 'Where releases live'), or grade it under the "
-        "current release with --rules current (its tests may need cells this "
-        "notebook lacks)"
+        "(Instructor guide, 'Where releases live'). Or: " + ADVICE
     )
-    return Rules(lesson, None, stamp, note, stamp, held)
+    return Rules(lesson, None, stamp, "", stamp, held)
 
 
 def summary(found: list[Rules]) -> list[str]:
@@ -256,44 +253,62 @@ def grade_points(lesson: Any) -> dict[str, float]:
     }
 
 
+#: The largest notebook read for its stamp, in a folder or a zip.
+_MAX_NOTEBOOK = 256 * 1024 * 1024
+
+
 def stamps_in(paths: Iterable[Path]) -> set[tuple[str, str]]:
     """(lesson, digest) of every release stamp in the notebooks under
-    ``paths``: folders (searched whole), notebooks and zips of notebooks."""
+    ``paths``: folders (searched whole), notebooks and zips of notebooks.
+
+    Raises:
+        FileNotFoundError: a path that is not there.
+        ValueError: a zip that cannot be read, or a notebook too large to
+            read: what it holds is not known, so nothing may be pruned.
+    """
     found: set[tuple[str, str]] = set()
 
-    def note(nb: dict) -> None:
+    def note(data: bytes) -> None:
+        try:
+            nb = json.loads(data)
+        except ValueError:
+            return  # not a notebook: no stamp
         stamp = stamp_of(nb)
-        lesson = (nb.get("metadata", {}).get("course", {}).get("release") or {}).get(
-            "lesson"
-        )
-        if stamp and isinstance(lesson, str):
-            found.add((lesson, stamp))
+        release = nb.get("metadata", {}).get(META, {}).get(STAMP) or {}
+        if stamp and isinstance(release.get("lesson"), str):
+            found.add((release["lesson"], stamp))
+
+    def too_large(size: int, where: str) -> None:
+        if size > _MAX_NOTEBOOK:
+            raise ValueError(f"{where}: a notebook too large to read its stamp")
 
     for path in map(Path, paths):
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such file or folder")
         files = [path] if path.is_file() else sorted(path.rglob("*"))
         for file in files:
-            if file.suffix == ".ipynb":
+            kind = file.suffix.lower()
+            if kind == ".ipynb" and file.is_file():
+                too_large(file.stat().st_size, str(file))
+                note(file.read_bytes())
+            elif kind == ".zip" and file.is_file():
                 try:
-                    note(json.loads(file.read_text(encoding="utf-8")))
-                except (OSError, ValueError):
-                    continue
-            elif file.suffix == ".zip":
-                with zipfile.ZipFile(file) as archive:
-                    for name in archive.namelist():
-                        if name.endswith(".ipynb"):
-                            try:
-                                note(json.loads(archive.read(name)))
-                            except ValueError:
-                                continue
+                    with zipfile.ZipFile(file) as archive:
+                        for info in archive.infolist():
+                            if info.filename.lower().endswith(".ipynb"):
+                                too_large(info.file_size, f"{file}:{info.filename}")
+                                note(archive.read(info))
+                except zipfile.BadZipFile as exc:
+                    raise ValueError(f"{file}: not a zip that can be read") from exc
     return found
 
 
 def prunable(have: set[tuple[str, str]], root: Path | None = None) -> list[Kept]:
     """The kept releases no student has (none of ``have``) that are not their
-    lesson's current release."""
+    lesson's current release nor the release ``notebooks/`` (or a translated
+    edition) carries now."""
     from autograder.lessons import lesson_names
 
     now = {(name, current(name)) for name in lesson_names()}
-    return [k for k in kept(root) if (k.lesson, k.digest) not in have | now]
+    handed = stamps_in(p for p in REPO_ROOT.glob("notebooks*") if p.is_dir())
+    return [k for k in kept(root) if (k.lesson, k.digest) not in have | now | handed]

@@ -18,24 +18,34 @@ LESSON = "01_devices"
 NOTEBOOK = REPO_ROOT / "notebooks" / LESSON / f"{LESSON}.ipynb"
 
 
-def test_restore_puts_back_every_release_history_kept_once(tmp_path):
+def test_restore_puts_back_every_release_history_kept(tmp_path):
     root = tmp_path / "releases"
     mine = root / "04_call_magic" / "89c8eb805db9e24a"
-    mine.mkdir(parents=True)
-    (mine / "made-here").write_text("not replaced")
+    (mine / "notebooks-zh").mkdir(parents=True)  # a part left behind
+    (mine / "notebooks-zh" / "x.ipynb").write_text("not replaced")
     lines: list[str] = []
     count = kept.restore(root, log=lines.append)
     found = kept.kept(root)
-    assert count >= 100 and len(found) == count  # the one made here has no source
-    assert (mine / "made-here").read_text() == "not replaced"
+    assert count >= 100 and len(found) == count  # the part left is filled in
+    assert (mine / "notebooks-zh" / "x.ipynb").read_text() == "not replaced"
+    assert (mine / "solutions" / "04_call_magic" / "04_call_magic.py").is_file()
     assert lines == [
         f"releases: {count} kept release(s) restored from git history into {root}"
     ]
     assert all((k.root / "notebooks" / k.lesson).is_dir() for k in found)
     assert any("zh" in k.editions for k in found)
-    assert kept.restore(root) == 0  # once
-    assert json.loads((root / kept.MARK).read_text())["restored"] == count
+    assert kept.restore(root) == 0  # once a process
+    assert len(json.loads((root / kept.MARK).read_text())["releases"]) == count
     assert not [p for p in root.iterdir() if p.name.startswith(".restoring")]
+    # A checkout of an older commit took two away; one was pruned since.
+    first, second = found[0], found[1]
+    shutil.rmtree(first.root)
+    shutil.rmtree(second.root)
+    kept.prune([found[2]])
+    kept._CHECKED.discard(root)
+    assert kept.restore(root, log=lines.append) == 2
+    assert len(kept.kept(root)) == count - 1
+    assert not found[2].root.exists()
 
 
 def _keep(root: Path, digest: str) -> None:
@@ -58,10 +68,10 @@ def _stamped(path: Path, digest: str) -> dict:
 
 
 def test_releases_lists_and_prunes_those_no_student_has(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("COURSE_ROOT", str(tmp_path))
+    monkeypatch.setattr(releases, "RELEASES", tmp_path / "releases")
     root = tmp_path / "releases"
     root.mkdir()
-    (root / kept.MARK).write_text("{}")  # nothing to restore here
+    (root / kept.MARK).write_text('{"releases": []}')  # nothing to restore
     now = releases.current(LESSON)
     for digest in (now, "a" * 16, "b" * 16, "c" * 16):
         _keep(root, digest)
@@ -96,7 +106,8 @@ def test_a_cluster_bundle_carries_the_kept_release_it_grades(tmp_path):
     from autograder.classgrade import remote
     from autograder.lessons.releases import Release
 
-    old = sorted(k for k in kept.kept() if k.lesson == LESSON)[0]
+    now = releases.current(LESSON)
+    old = next(k for k in kept.kept() if k.lesson == LESSON and k.digest != now)
     course = tmp_path / "course"
     (course / "notebooks" / LESSON).mkdir(parents=True)
     cells = tmp_path / "cells.json"
@@ -133,3 +144,9 @@ def test_course_check_says_when_it_cannot_grade_a_notebook_s_release(tmp_path, c
     assert f"not graded: {LESSON}: 1 submission(s) held back" in out
     assert f"release {'d' * 16}, which this course does not keep" in out
     assert "--rules current" in out
+
+
+def test_prune_refuses_a_source_it_cannot_read(tmp_path, capsys):
+    (tmp_path / "class.ZIP").write_bytes(b"not a zip")
+    assert main(["releases", "prune", str(tmp_path)]) == 2
+    assert "not a zip that can be read" in capsys.readouterr().err

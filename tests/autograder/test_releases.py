@@ -32,7 +32,8 @@ def test_the_stamp_picks_the_rules(tmp_path):
     missing = releases.resolve(LESSON, "gone", now, kept=kept)
     assert missing.root is None and "release gone" in missing.held
     assert str(kept) in missing.held and "--rules current" in missing.held
-    assert not old.held and releases.resolve(LESSON, "gone", now, "current", kept)
+    assert not old.held
+    assert not releases.resolve(LESSON, "gone", now, "current", kept).held
     bare = releases.resolve(LESSON, None, now, kept=kept)
     assert bare.digest == now and "no release stamp" in bare.note and not bare.held
     assert releases.summary([old, old, bare]) == [
@@ -254,6 +255,19 @@ def test_a_release_that_cannot_be_graded_as_written_is_held_back_alone(
         ("ben", 12.0),
         ("cat", 12.0),
     ]
+    # Her own rules again, one student: still held, and what stood stays.
+    alone = grade_class(
+        folder,
+        LESSON,
+        out_dir=tmp_path / "out",
+        jobs=1,
+        progress=False,
+        student="ann",
+    )
+    assert [(r.student, r.score) for r in alone.results if r.student == "ann"] == [
+        ("ann", 12.0)
+    ]
+    assert any("(ann); the earlier result of 1 stands" in p for p in alone.problems)
 
 
 def test_diff_refuses_options_it_would_ignore(tmp_path, capsys):
