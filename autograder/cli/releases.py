@@ -5,8 +5,9 @@
 whether it is the lesson's current release. ``course releases prune SOURCE...``
 reads the release stamp of every notebook in the sources (the class's
 ``submitted/`` folder, the exports and zips it handed in) and names each kept
-release that none of them carries and that is not its lesson's current one;
-with ``--yes`` it removes them.
+release of the lessons they hold that none of them carries and that is not
+its lesson's current one; with ``--yes`` it removes them. Sources with no
+stamped notebook prune nothing.
 """
 
 from __future__ import annotations
@@ -41,18 +42,43 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from autograder.lessons.kept import prune
+    from autograder.lessons.kept import kept, prune
     from autograder.lessons.releases import RELEASES, prunable, stamps_in
 
     try:
         have = stamps_in(args.sources)
     except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(
+            f"error: {exc}. Name folders, notebooks or zips that can be read.",
+            file=sys.stderr,
+        )
         return 2
-    gone = prunable(have, RELEASES)
+    if not have:
+        print(
+            "error: the sources hold no notebook with a release stamp, so "
+            "nothing tells which releases your students have. Name the class's "
+            "submitted/ folder, its exports or zips.",
+            file=sys.stderr,
+        )
+        return 2
+    found = kept(RELEASES)
+    for lesson, digest in sorted(have - {(k.lesson, k.digest) for k in found}):
+        print(
+            f"note: a notebook carries {lesson} release {digest}, which is not "
+            f"kept in {RELEASES}: it would be held back when graded"
+        )
+    lessons = {lesson for lesson, _ in have}
+    left = sorted({k.lesson for k in found} - lessons)
+    if left:
+        print(
+            "the sources hold no notebook of " + ", ".join(left) + ": their "
+            "releases are left alone"
+        )
+    gone = [k for k in prunable(have, RELEASES) if k.lesson in lessons]
     print(
         f"the sources carry {len(have)} release(s); {len(gone)} kept release(s) "
-        "are carried by none of them and are not their lesson's current release"
+        "of their lessons are carried by none of them and are not their "
+        "lesson's current release"
     )
     for one in gone:
         print(f"  {one.lesson}  {one.digest}")
@@ -80,7 +106,7 @@ def add_parser(sub: Any) -> None:
         "the gradebook (Instructor guide, 'Where releases live').",
     )
     top.set_defaults(func=_list)
-    actions = top.add_subparsers(dest="action", metavar="ACTION")
+    actions = top.add_subparsers(dest="action", metavar="[list | prune]")
     listing = actions.add_parser("list", help="each kept release, with its size")
     listing.set_defaults(func=_list)
     pruning = actions.add_parser(

@@ -85,8 +85,12 @@ def _mark(root: Path) -> dict:
 
 
 def _whole(root: Path, name: str) -> bool:
+    """Whether release ``name`` (``lesson/digest``) has its source and its
+    notebook in ``root``."""
     lesson = name.split("/")[0]
-    return (root / name / "solutions" / lesson / f"{lesson}.py").is_file()
+    return (root / name / "solutions" / lesson / f"{lesson}.py").is_file() and (
+        root / name / "notebooks" / lesson / f"{lesson}.ipynb"
+    ).is_file()
 
 
 def restore(root: Path | None = None, log=None) -> int:
@@ -192,11 +196,8 @@ def kept(root: Path | None = None) -> list[Kept]:
         folder = source.parents[2]
         if folder.name.startswith(".") or folder.parent.name.startswith("."):
             continue  # a release being written, pruned or restored
-        editions = ("en",) + tuple(
-            sorted(
-                p.name.removeprefix("notebooks-") for p in folder.glob("notebooks-*")
-            )
-        )
+        names = sorted(p.name for p in folder.glob("notebooks*") if p.is_dir())
+        editions = tuple("en" if n == "notebooks" else n[10:] for n in names)
         found.append(Kept(folder.parent.name, folder.name, folder, editions))
     return found
 

@@ -86,6 +86,7 @@ def test_releases_lists_and_prunes_those_no_student_has(tmp_path, monkeypatch, c
     assert main(["releases", "prune", *sources]) == 0
     out = capsys.readouterr().out
     assert f"{LESSON}  {'b' * 16}" in out and "Nothing removed" in out
+    assert f"{LESSON}  {'a' * 16}" not in out
     assert len(kept.kept(root)) == 4
     assert main(["releases", "prune", *sources, "--yes"]) == 0
     assert sorted(k.digest for k in kept.kept(root)) == sorted(
@@ -146,7 +147,13 @@ def test_course_check_says_when_it_cannot_grade_a_notebook_s_release(tmp_path, c
     assert "--rules current" in out
 
 
-def test_prune_refuses_a_source_it_cannot_read(tmp_path, capsys):
+def test_prune_refuses_sources_that_say_nothing(tmp_path, capsys):
+    """A zip it cannot read, or sources with no stamped notebook (an empty
+    or wrong folder): nothing pruned, and the error says what to name."""
+    (tmp_path / "empty").mkdir()
+    assert main(["releases", "prune", str(tmp_path / "empty"), "--yes"]) == 2
+    assert "hold no notebook with a release stamp" in capsys.readouterr().err
     (tmp_path / "class.ZIP").write_bytes(b"not a zip")
     assert main(["releases", "prune", str(tmp_path)]) == 2
-    assert "not a zip that can be read" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not a zip that can be read" in err and "Name folders" in err
