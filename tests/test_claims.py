@@ -89,3 +89,28 @@ def test_the_check_sees_a_claim_and_its_label():
     assert LABELS.search("It is 3x faster (recorded on an H200, 2026-12-01).")
     # a word that only looks like a label does not count
     assert not LABELS.search("A tiny model is faster on a CPU.")
+
+
+def test_the_instructor_guide_states_the_timeouts_and_days_the_code_has():
+    """The guide's per-cell timeouts and its range of Days are read from the
+    course's config and its lessons, not written once and left."""
+    import re
+
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from autograder.lessons import REPO_ROOT, lesson_names
+
+    guide = (REPO_ROOT / "docs" / "guides" / "instructor.md").read_text("utf-8")
+    text = " ".join(guide.split())
+    config = PyFileConfigLoader(
+        "nbgrader_config.py", path=str(REPO_ROOT / "autograder")
+    ).load_config()
+    grading = config.GradingExecute.timeout
+    validate = config.Execute.timeout
+    assert f"timeout {grading} s when grading, `c.GradingExecute.timeout`" in text
+    assert f"{validate} s for nbgrader's own Validate, `c.Execute.timeout`" in text
+    assert f"| `GradingExecute.timeout`: time per cell | {grading} s" in text
+    names = lesson_names()
+    assert f"`{names[0]}` to `{names[-1]}`" in text
+    stated = set(re.findall(r"\b(\d+) s (?:a|per) cell\b", text))
+    assert stated <= {str(grading), "30"}, stated  # 30: the guide's example

@@ -194,6 +194,7 @@ def publish(
         planned.kernels,
         planned.left_out,
         planned.releases,
+        frozenset((s.student, s.lesson) for s in planned.todo),
     )
 
 
@@ -325,7 +326,7 @@ def _grade(
     except KeyboardInterrupt:
         if executor is None:
             stop_pool(pool)
-        raise Stopped(bar.done, len(planned.jobs) - bar.done) from None
+        raise _stopped(planned, graded_now) from None
     except Halt as exc:
         raise ValueError(
             f"{exc} ({bar.done} graded now, {len(planned.jobs) - bar.done} left)"
@@ -339,13 +340,30 @@ def _grade(
 
 class Stopped(KeyboardInterrupt):
     """Ctrl-C during a run: what is graded stays, the rest waits for a rerun
-    (still a ``KeyboardInterrupt``, with the counts)."""
+    (still a ``KeyboardInterrupt``, with the counts). ``kept``: of those
+    ``left``, the ones whose earlier result a rerun keeps (a ``--force``
+    run's; a rerun regrades them only with ``--force`` again)."""
 
-    def __init__(self, graded: int, left: int) -> None:
-        super().__init__(
-            f"stopped; {graded} graded, {left} will be graded on the next run"
+    def __init__(self, graded: int, left: int, kept: int = 0) -> None:
+        later = f"{left - kept} will be graded on the next run"
+        if kept:
+            later += f", {kept} keep their earlier result (--force again regrades them)"
+        super().__init__(f"stopped; {graded} graded, {later}")
+        self.graded, self.left, self.kept = graded, left, kept
+
+
+def _stopped(planned: Plan, graded_now: list) -> Stopped:
+    """What a Ctrl-C leaves: the jobs not graded, and of those, the ones a
+    plain rerun would not grade again (an earlier result of the same file)."""
+    done = {(r.student, r.lesson) for r in graded_now}
+    left = [j for j in planned.jobs if (j.student, j.lesson) not in done]
+    kept = 0
+    if planned.request.force:
+        out = Path(planned.request.out_dir)
+        kept = sum(
+            store.stored(out, j.student, j.lesson, j.digest) is not None for j in left
         )
-        self.graded, self.left = graded, left
+    return Stopped(len(done), len(left), kept)
 
 
 def _locks(request: Request) -> dict[Path, str]:

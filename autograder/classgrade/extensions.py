@@ -131,14 +131,19 @@ def _late(seconds: float) -> str:
     return "on time" if seconds <= 0 else f"{seconds / 3600:.2f} h late"
 
 
-def grant(book: Any, student: str, lesson: str, until: datetime | None) -> Granted:
+def grant(
+    book: Any, student: str, lesson: str, until: datetime | None, new: bool = False
+) -> Granted:
     """Give ``student`` until ``until`` (naive UTC; None: withdraw it) for
     ``lesson`` in ``book`` (an open
-    :class:`~autograder.classgrade.gradebook.CourseBook`), in one commit.
+    :class:`~autograder.classgrade.gradebook.CourseBook`), in one commit. A
+    student the gradebook does not have is refused unless ``new`` says they
+    are new (a withdrawal is always taken: it may undo a typo).
 
     Raises:
-        ValueError: the gradebook lacks the lesson or its due date, or
-            ``until`` is not after the due date; nothing is written.
+        ValueError: the gradebook lacks the lesson or its due date, or the
+            student (without ``new``), or ``until`` is not after the due
+            date; nothing is written.
     """
     import difflib
 
@@ -174,6 +179,14 @@ def grant(book: Any, student: str, lesson: str, until: datetime | None) -> Grant
     if student not in students:
         done.known = False
         done.near = tuple(difflib.get_close_matches(student, sorted(students), n=3))
+        if until is not None and not new:
+            hint = f" (did you mean {', '.join(done.near)}?)" if done.near else ""
+            raise ValueError(
+                f"the gradebook has no student {student!r}{hint}: check the id "
+                "(`nbgrader db student list` lists them), or give --new for a "
+                "student not in it yet (the extension is kept until their "
+                "submission is recorded)"
+            )
     try:
         try:
             submission = course.find_submission(lesson, student)

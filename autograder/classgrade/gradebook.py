@@ -270,7 +270,9 @@ class CourseBook:
         """At the end of a run, finished or not: an auto score above its
         cell's new maximum (its submission not graded again under the new
         points: its job failed, or the run stopped first) is cleared and
-        needs a manual grade, so none exceeds it. Returns a line for each."""
+        needs a manual grade, so none exceeds it; and an extension kept for a
+        student the gradebook does not have (a mistyped id). Returns a line
+        for each."""
         lines = []
         for lesson in sorted(self.followed):
             for grade in above_maximum(self.book, lesson):
@@ -283,6 +285,14 @@ class CourseBook:
                 grade.auto_score, grade.needs_manual_grade = None, True
                 self.penalise(submission)
         self.book.db.commit()
+        known = {student.id for student in self.book.students}
+        for student, lesson in sorted(pending(self.book.db, set(self.followed))):
+            if student not in known:
+                lines.append(
+                    f"{student}/{lesson}: an extension (course extend) is kept for "
+                    "a student the gradebook does not have: a typo? `course "
+                    f"extend {student} {lesson} --remove` takes it back"
+                )
         return lines
 
     def _submission(self, student: str, lesson: str) -> tuple[Any, bool]:
@@ -347,11 +357,12 @@ def record(
     templates: dict[str, str],
     config: Any = None,
     only_question: str | None = None,
-) -> None:
+) -> list[str]:
     """Every graded result into the gradebook at ``db_url``, as a run does:
     its lessons set up from ``templates``, every result's cells checked, then
     each result recorded (with ``only_question``, that cell alone where the
-    submission has scores)."""
+    submission has scores). Returns the run's closing lines (:meth:`CourseBook.
+    settle`)."""
     graded = [r for r in results if r.status == "graded"]
     rewritten = {
         (r.student, r.lesson, cell)
@@ -366,7 +377,7 @@ def record(
             book.check(result)
         for result in graded:
             book.record(result, only_question, new_file=False)
-        book.settle()
+        return book.settle()
 
 
 __all__ = [

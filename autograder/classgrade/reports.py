@@ -146,6 +146,7 @@ class ClassReport:
     kernels: str = ""  # how the kernels were isolated (sandbox.status())
     left_out: tuple[int, int] = (0, 0)  # at intake: files skipped, unattributed
     releases: list[str] = field(default_factory=list)  # rules other than current
+    fresh: frozenset = frozenset()  # (student, lesson) of those graded now
 
     def summary(self) -> str:
         """A few lines for the terminal."""
@@ -163,7 +164,8 @@ class ClassReport:
         if all(f.is_file() for f in figures):
             lines.append(f"class figures: {figures[0]}, {figures[1].name}")
         if self.kernels:
-            lines.append(f"kernels: {self.kernels}{_started(self.results)}")
+            now = [r for r in self.results if (r.student, r.lesson) in self.fresh]
+            lines.append(f"kernels: {self.kernels}{_started(now)}")
         lines += [f"rules: {line}" for line in self.releases]
         lines += [f"problem: {p}" for p in self.problems]
         lines += [

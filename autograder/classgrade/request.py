@@ -190,8 +190,9 @@ def _earlier_rows(
         raise ValueError(
             f"{out_dir} holds {len(lost)} earlier result(s) that are not in "
             f"{request.source} ({names}{more}); grading there would drop them from "
-            "grades.csv. Grade into another --out, or pass --force to regrade "
-            "everyone and replace that folder's results"
+            "grades.csv. Check that this is the class's folder (a folder that "
+            "misses some students is usually the wrong one), or grade into "
+            "another --out"
         )
     kept = sorted(set(earlier) - set(lost))
     rows = [store.stored(out_dir, *k, graded_only=False) for k in kept]
@@ -247,6 +248,11 @@ def plan(
         Path(request.source), lesson, work, request.name_map, request.times
     )
     submissions, problems = intake.submissions, intake.problems
+    if lesson is not None and not submissions:
+        problems.append(
+            f"no submission of {lesson} in {request.source}: check that this is "
+            "the class's folder and the lesson you meant (--lesson)"
+        )
     if request.precise:
         _check(request, submissions)
     others, dropped = _earlier_rows(request, out_dir, submissions, lesson)

@@ -115,7 +115,7 @@ def _language_of(notebook: Path) -> str:
 
 def _print_result(notebook: Path, result: object, problems: list[str]) -> None:
     """The result for a terminal, in the notebook's language."""
-    from autograder.cli.due import DUE_NOTE, read_note
+    from autograder.cli.due import read_note
 
     score, top = float(result.score), float(result.max_score)
     status = {
@@ -126,18 +126,9 @@ def _print_result(notebook: Path, result: object, problems: list[str]) -> None:
         "error": _("error"),
     }.get(result.status)
     print(f"{shown(notebook)}: {shown(status or result.status)}, {score:g} / {top:g}")
-    due = read_note(notebook)
+    due = read_note(notebook)  # only where the course gave one (course due)
     if due:
         print("  " + say("due: {due}", due=shown(due)))
-    else:
-        print(
-            "  "
-            + say(
-                "due: no {note} beside this notebook, so no due date here: see "
-                "your course's page or ask your instructor",
-                note=DUE_NOTE,
-            )
-        )
     if result.message:
         print(f"  {shown_lines(result.message, '  ')}")
     for question, (score, top) in result.per_question.items():

@@ -90,5 +90,9 @@ def due_command(args: argparse.Namespace) -> int:
     text = note_text(lesson, due[lesson], zone)
     path.write_text(text, encoding="utf-8")
     print(f"{path}: {text.splitlines()[0]}")
-    print(f"release it with: nbgrader release_assignment {lesson}")
+    print(
+        f"release it with: nbgrader release_assignment {lesson} --force "
+        "(--force replaces a release already in the exchange; students who "
+        "fetched it keep their copy)"
+    )
     return 0

@@ -23,7 +23,7 @@ def add_parser(sub: Any) -> None:
         "again), otherwise kept and applied when `course grade` records it.",
     )
     extend.add_argument("student", help="the student's id, as in the gradebook")
-    extend.add_argument("lesson", help="lesson, e.g. 03_linear_regression or 03")
+    extend.add_argument("lesson", help="lesson, e.g. 06_linear_regression or 06")
     when = extend.add_mutually_exclusive_group(required=True)
     when.add_argument(
         "--until",
@@ -35,6 +35,12 @@ def add_parser(sub: Any) -> None:
         "--remove",
         action="store_true",
         help="take the student's extension back: the class's due date again",
+    )
+    extend.add_argument(
+        "--new",
+        action="store_true",
+        help="the student is not in the gradebook yet (else an unknown id is "
+        "refused, as a typo would be)",
     )
     extend.add_argument(
         "--gradebook",
@@ -62,7 +68,7 @@ def extend_command(args: argparse.Namespace) -> int:
     config = course_config(gradebook.resolve().parent)
     until = None if args.remove else parse_time(args.until, config)
     with CourseBook(gradebook, config) as book:
-        done = grant(book, args.student, lesson, until)
+        done = grant(book, args.student, lesson, until, new=args.new)
     zone = str(config.DueDates.get("time_zone", ""))
     print("\n".join(done.lines(zone)))
     return 0

@@ -125,12 +125,30 @@ def test_an_extension_before_the_submission_is_kept_and_applied_when_recorded(
     assert due_state(path, {LESSON})[1] == {("bob", LESSON): timedelta(days=1)}
 
 
-def test_an_unknown_student_is_kept_with_the_names_it_may_mean(course):
+def test_an_unknown_student_is_refused_unless_new_and_a_stray_one_is_named(course):
+    """``course extend margret`` (a typo): refused, with the names it may
+    mean; with --new it is kept, and every run that records the lesson names
+    it while no such student exists."""
     path, templates, config = course
     record([_result("margaret", 0.0)], f"sqlite:///{path}", templates, config)
-    done = _grant(path, config, "margret", DUE + timedelta(days=1))
+    with pytest.raises(ValueError, match="did you mean margaret.*--new"):
+        _grant(path, config, "margret", DUE + timedelta(days=1))
+    assert due_state(path, {LESSON})[1] == {}  # nothing kept
+    with CourseBook(path, config) as book:
+        done = grant(book, "margret", LESSON, DUE + timedelta(days=1), new=True)
     assert not done.known and done.near == ("margaret",)
     assert "did you mean margaret?" in "\n".join(done.lines())
+    lines = record([_result("margaret", 0.0)], f"sqlite:///{path}", templates, config)
+    assert lines == [
+        f"margret/{LESSON}: an extension (course extend) is kept for a student "
+        "the gradebook does not have: a typo? `course extend margret "
+        f"{LESSON} --remove` takes it back"
+    ]
+    with CourseBook(path, config) as book:  # taken back, typo or not
+        grant(book, "margret", LESSON, None)
+    assert (
+        record([_result("margaret", 0.0)], f"sqlite:///{path}", templates, config) == []
+    )
 
 
 @pytest.mark.parametrize(
@@ -172,7 +190,9 @@ def test_the_command_reads_the_date_in_the_course_zone_and_says_what_it_did(
         'c.DueDates.time_zone = "Europe/Paris"\n'
     )
     until = ["--until", "2026-12-05 18:00 Europe/Paris", "--gradebook", str(path)]
-    assert main(["extend", "ada", "01", *until]) == 0
+    assert main(["extend", "ada", "01", *until]) == 2  # no such student yet
+    assert "no student 'ada'" in capsys.readouterr().err
+    assert main(["extend", "ada", "01", *until, "--new"]) == 0
     said = capsys.readouterr().out
     assert (
         "ada/01_devices: due 2026-12-05 18:00 Europe/Paris (2026-12-05 17:00 UTC)"
@@ -182,7 +202,7 @@ def test_the_command_reads_the_date_in_the_course_zone_and_says_what_it_did(
     assert due_state(path, {"01_devices"})[1] == {
         ("ada", "01_devices"): timedelta(days=3, hours=9)
     }
-    assert main(["extend", "ada", "02", *until]) != 0
+    assert main(["extend", "ada", "02", *until, "--new"]) != 0
     assert "has no lesson 02_" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # --until or --remove, one of them
         main(["extend", "ada", "01", "--gradebook", str(path)])
