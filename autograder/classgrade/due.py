@@ -135,7 +135,11 @@ def preview(
     stored, extensions = due_state(gradebook, lessons)
     found = Lateness()
     for name, when in stored.items():
-        found.due[name] = (when, "the gradebook's")
+        found.due[name] = (
+            when,
+            "the gradebook's; nbgrader reads a date given without a zone as UTC: "
+            "if this is not the time you meant, set it with --due 'DATE ZONE'",
+        )
     for name, when in (kept or {}).items():
         if name in lessons:
             found.due[name] = (when, "the results folder's")

@@ -198,3 +198,24 @@ def test_a_stamp_in_the_clock_change_hour_is_read_as_nbgrader_reads_it():
 
     for text in ("2026-10-25 02:30:00.000000 CET", "2026-10-25 02:30:00 Europe/Paris"):
         assert parse_stamp(text) == parse_utc(text).replace(tzinfo=None)
+
+
+def test_a_gradebook_due_date_is_flagged_as_read_in_utc_before_grading(tmp_path):
+    """`nbgrader db assignment add --duedate="2026-12-07 02:00"` (no zone) is
+    stored as UTC: the line before grading says how it was read and how to
+    set it in another zone."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classgrade import due
+    from autograder.classgrade.gradebook import create_gradebook
+
+    book = tmp_path / "gradebook.db"
+    create_gradebook(f"sqlite:///{book}")
+    with Gradebook(f"sqlite:///{book}") as gb:
+        gb.add_assignment(LESSON, duedate=datetime(2026, 12, 7, 2, 0))
+    config = instructor_config(None).copy()
+    found = due.preview(_subs("2026-12-07T01:00:00"), None, LESSON, book, config)
+    (line,) = [x for x in found.lines() if x.startswith("due date of")]
+    assert line.startswith(f"due date of {LESSON}: 2026-12-07 02:00:00 UTC")
+    assert "a date given without a zone as UTC" in line
+    assert "--due 'DATE ZONE'" in line
