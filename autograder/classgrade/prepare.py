@@ -39,7 +39,11 @@ def rules_of(
         raise ValueError(f"--rules is 'release' or 'current', not {rules!r}")
     found = {
         s.path: releases.resolve(
-            s.lesson, releases.stamp_of(s.path), now[s.lesson], rules=rules
+            s.lesson,
+            releases.stamp_of(s.path),
+            now[s.lesson],
+            rules=rules,
+            of=releases.stamped_lesson(s.path),
         )
         for s in submissions
     }

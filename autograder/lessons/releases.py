@@ -112,6 +112,21 @@ def digest(source: Path, released: Any) -> str:
     return found.hexdigest()[:16]
 
 
+def stamped_lesson(notebook: Any) -> str | None:
+    """The lesson a notebook's release stamp names (a path or a parsed
+    notebook), or None."""
+    if isinstance(notebook, (str, Path)):
+        try:
+            notebook = json.loads(Path(notebook).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+    try:
+        found = notebook["metadata"][META][STAMP]["lesson"]
+    except (KeyError, TypeError):
+        return None
+    return found if isinstance(found, str) else None
+
+
 def stamp_of(notebook: Any) -> str | None:
     """The release digest a notebook (a path or a parsed notebook) carries, or
     None (a notebook from before stamps, or one whose stamp was removed)."""
@@ -201,11 +216,14 @@ def resolve(
     now: str,
     rules: str = "release",
     kept: Path | None = None,
+    of: str | None = None,
 ) -> Rules:
-    """Which rules grade a submission of ``lesson`` stamped ``stamp``, ``now``
-    being the :func:`current` digest: with ``rules="current"``, always the
-    repository's own. Releases are looked up in ``kept`` (default
-    :data:`RELEASES`)."""
+    """Which rules grade a submission of ``lesson`` stamped ``stamp`` (a
+    release of lesson ``of``, where the stamp names one), ``now`` being the
+    :func:`current` digest: with ``rules="current"``, always the repository's
+    own. A stamp of another lesson's release is no release of this one: the
+    current rules grade it (and find it of the wrong lesson). Releases are
+    looked up in ``kept`` (default :data:`RELEASES`)."""
     kept = RELEASES if kept is None else kept
     if kept == _COURSE_RELEASES:
         restore(kept)
@@ -213,6 +231,8 @@ def resolve(
         return Rules(lesson, None, stamp, "", now)
     if stamp is None:
         return Rules(lesson, None, None, "carry no release stamp", now)
+    if of is not None and of != lesson:
+        return Rules(lesson, None, stamp, f"carry a release of {of}", now)
     root = kept / lesson / stamp
     try:
         found = (root / "solutions" / lesson / f"{lesson}.py").is_file()

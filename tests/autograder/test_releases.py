@@ -34,6 +34,9 @@ def test_the_stamp_picks_the_rules(tmp_path):
     assert str(kept) in missing.held and "--rules current" in missing.held
     assert not old.held
     assert not releases.resolve(LESSON, "gone", now, "current", kept).held
+    other = releases.resolve(LESSON, "0ld", now, kept=kept, of="02_migration")
+    assert other.root is None and not other.held  # graded, and found of Day 02
+    assert other.note == "carry a release of 02_migration"
     bare = releases.resolve(LESSON, None, now, kept=kept)
     assert bare.digest == now and "no release stamp" in bare.note and not bare.held
     assert releases.summary([old, old, bare]) == [
