@@ -326,7 +326,7 @@ def _grade(
     except KeyboardInterrupt:
         if executor is None:
             stop_pool(pool)
-        raise _stopped(planned, graded_now) from None
+        raise _stopped(planned, bar.finished) from None
     except Halt as exc:
         raise ValueError(
             f"{exc} ({bar.done} graded now, {len(planned.jobs) - bar.done} left)"
@@ -352,10 +352,10 @@ class Stopped(KeyboardInterrupt):
         self.graded, self.left, self.kept = graded, left, kept
 
 
-def _stopped(planned: Plan, graded_now: list) -> Stopped:
-    """What a Ctrl-C leaves: the jobs not graded, and of those, the ones a
-    plain rerun would not grade again (an earlier result of the same file)."""
-    done = {(r.student, r.lesson) for r in graded_now}
+def _stopped(planned: Plan, done: set[tuple[str, str]]) -> Stopped:
+    """What a Ctrl-C leaves: the jobs not graded (``done``: those that
+    were), and of those, the ones a plain rerun would not grade again (an
+    earlier result of the same file)."""
     left = [j for j in planned.jobs if (j.student, j.lesson) not in done]
     kept = 0
     if planned.request.force:

@@ -14,6 +14,7 @@ class Progress:
 
     def __init__(self, total: int, stream: Any = None, enabled: bool = True) -> None:
         self.total, self.done, self.failed = total, 0, 0
+        self.finished: set[tuple[str, str]] = set()  # (student, lesson) counted
         self.stream = stream or sys.stderr
         self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
         self.enabled = enabled
@@ -31,6 +32,7 @@ class Progress:
         """Count one finished submission and redraw."""
         self.done += 1
         self.failed += result.status != "graded"
+        self.finished.add((result.student, result.lesson))
         if not self.enabled:
             return
         elapsed = time.perf_counter() - self.start

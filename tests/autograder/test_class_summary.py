@@ -71,7 +71,7 @@ def test_a_forced_run_stopped_says_what_the_next_run_will_grade(tmp_path):
     for name in ("bob", "cat"):  # graded by an earlier run, same files
         store.save(tmp_path, Result(name, "01_devices", "graded", digest=f"d-{name}"))
     jobs = [job(n) for n in ("ann", "bob", "cat", "dee")]
-    done = [Result("ann", "01_devices", "graded")]
+    done = {("ann", "01_devices")}
     forced = SimpleNamespace(
         jobs=jobs, request=SimpleNamespace(force=True, out_dir=tmp_path)
     )

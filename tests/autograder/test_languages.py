@@ -154,7 +154,7 @@ def test_a_zh_submission_is_rebuilt_on_its_edition_and_told_in_chinese(tmp_path)
     score = english.splitlines()[0].split(", ")[-1]
     assert ": graded, " in english and score != "12 / 12"
     assert chinese.splitlines()[0].endswith(f": 已评分, {score}"), chinese
-    assert "注意：" in chinese or "截止：" in chinese
+    assert "反馈页面：" in chinese and "feedback page:" not in chinese
     page = Path(chinese.split("反馈页面：")[1].split()[0]).read_text(encoding="utf-8")
     assert "得分：" in page and "(Score: " not in page
     assert "学习目标" in page  # the lesson's prose, from the zh release
