@@ -40,12 +40,13 @@ def rules_of(
     found = {
         s.path: releases.resolve(
             s.lesson,
-            releases.stamp_of(s.path),
+            releases.stamp_of(nb),
             now[s.lesson],
             rules=rules,
-            of=releases.stamped_lesson(s.path),
+            of=releases.stamped_lesson(nb),
         )
         for s in submissions
+        for nb in [_parsed(s.path)]  # read once for both
     }
     points: dict[tuple[str, str], dict] = {}
 
@@ -71,6 +72,15 @@ def rules_of(
                 now[ruled.lesson],
             )
     return found
+
+
+def _parsed(path: Path) -> Any:
+    """A submission's notebook as data, or None where it does not parse
+    (intake reports those)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def prepare_lessons(

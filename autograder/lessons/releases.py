@@ -112,33 +112,30 @@ def digest(source: Path, released: Any) -> str:
     return found.hexdigest()[:16]
 
 
-def stamped_lesson(notebook: Any) -> str | None:
-    """The lesson a notebook's release stamp names (a path or a parsed
-    notebook), or None."""
+def _stamp_field(notebook: Any, key: str) -> Any:
+    """``key`` of the release stamp a notebook (a path or a parsed notebook)
+    carries, or None."""
     if isinstance(notebook, (str, Path)):
         try:
             notebook = json.loads(Path(notebook).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
     try:
-        found = notebook["metadata"][META][STAMP]["lesson"]
+        return notebook["metadata"][META][STAMP][key]
     except (KeyError, TypeError):
         return None
+
+
+def stamped_lesson(notebook: Any) -> str | None:
+    """The lesson a notebook's release stamp names, or None."""
+    found = _stamp_field(notebook, "lesson")
     return found if isinstance(found, str) else None
 
 
 def stamp_of(notebook: Any) -> str | None:
     """The release digest a notebook (a path or a parsed notebook) carries, or
     None (a notebook from before stamps, or one whose stamp was removed)."""
-    if isinstance(notebook, (str, Path)):
-        try:
-            notebook = json.loads(Path(notebook).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-    try:
-        found = notebook["metadata"][META][STAMP]["digest"]
-    except (KeyError, TypeError):
-        return None
+    found = _stamp_field(notebook, "digest")
     ok = isinstance(found, str) and re.fullmatch(r"[0-9a-f]{16}", found)
     return found if ok else None
 
@@ -293,10 +290,9 @@ def stamps_in(paths: Iterable[Path]) -> set[tuple[str, str]]:
             nb = json.loads(data)
         except ValueError:
             return  # not a notebook: no stamp
-        stamp = stamp_of(nb)
-        release = nb.get("metadata", {}).get(META, {}).get(STAMP) or {}
-        if stamp and isinstance(release.get("lesson"), str):
-            found.add((release["lesson"], stamp))
+        stamp, lesson = stamp_of(nb), stamped_lesson(nb)
+        if stamp and lesson:
+            found.add((lesson, stamp))
 
     def too_large(size: int, where: str) -> None:
         if size > _MAX_NOTEBOOK:
