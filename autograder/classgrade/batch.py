@@ -252,13 +252,20 @@ def grade_class(
             bar.say([f"rules: {line}" for line in planned.releases])
             bar.total = len(planned.jobs)
             graded_now: list[Result] = []
+            books: list[CourseBook | None] = []
 
             def arrived(result: Result) -> None:
+                if books and books[0] is not None and result.status == "graded":
+                    # the store's score (a hand grade, a late penalty) is shown
+                    found = books[0].marks([(result.student, result.lesson)])
+                    if found:
+                        result.take(found[(result.student, result.lesson)])
                 bar.update(result)
                 if on_result is not None:
                     on_result(result)
 
             with course_book(planned) as book:
+                books.append(book)
                 if planned.jobs:
                     _grade(
                         planned,

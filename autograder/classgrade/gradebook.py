@@ -339,6 +339,13 @@ class CourseBook:
 
         wanted = set(keys)
         found = {}
+        if len(wanted) == 1:  # one result as it arrives: no walk of the class
+            ((student, lesson),) = wanted
+            try:
+                sub = self.book.find_submission(lesson, student)
+            except MissingEntry:
+                return found
+            return {(student, lesson): marks_of(sub)}
         for lesson in sorted({lesson for _, lesson in wanted}):
             try:
                 subs = self.book.find_assignment(lesson).submissions

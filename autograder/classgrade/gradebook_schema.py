@@ -175,6 +175,7 @@ def marks_of(sub: Any) -> Any:
         if c.manual_comment
     }
     penalty = sum(float(nb.late_submission_penalty or 0.0) for nb in sub.notebooks)
+    given = [g for g in grades if g.manual_score is not None]  # by hand
     return Marks(
         auto={g.name: g.auto_score for g in grades},
         score={g.name: cell_score(g) for g in grades},
@@ -188,8 +189,17 @@ def marks_of(sub: Any) -> Any:
             if sub.extension is not None and sub.assignment.duedate is not None
             else ""
         ),
-        by_hand=bool(comments)
-        or any(g.manual_score is not None or g.extra_credit for g in grades),
+        by_hand=bool(comments or given) or any(g.extra_credit for g in grades),
+        # as SaveAutoGrades leaves it: a hand score over an answer that
+        # changed since, which nobody has looked at again
+        stale={
+            g.name: [float(g.manual_score), float(g.auto_score)]
+            for g in given
+            if g.needs_manual_grade
+            and g.auto_score is not None
+            and float(g.manual_score) != float(g.auto_score)
+        },
+        hand=float(sum(g.manual_score for g in given)) if given else None,
     )
 
 

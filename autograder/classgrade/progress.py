@@ -51,8 +51,9 @@ class Progress:
             if self.done == self.total:
                 self.stream.write("\n")
         else:
+            stale = " (a hand grade to look at again)" if result.hand_stale else ""
             self.stream.write(
                 f"{text}: {result.student}/{result.lesson} "
-                f"{result.status} {result.score:g}/{result.max_score:g}\n"
+                f"{result.status} {result.final:g}/{result.max_score:g}{stale}\n"
             )
         self.stream.flush()

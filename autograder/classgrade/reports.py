@@ -34,6 +34,10 @@ class Marks:
     by_hand: bool = False  # an instructor gave a score or wrote a comment
     #: the student's own due date (ISO, UTC) where they have an extension
     extended_until: str = ""
+    #: hand grades given before the answer under them changed, not looked at
+    #: since: cell -> [the hand score, the new auto score]
+    stale: dict[str, list[float]] = field(default_factory=dict)
+    hand: float | None = None  # the sum of the hand-given scores (None: none)
 
     @property
     def max(self) -> float:
@@ -52,6 +56,7 @@ class Marks:
 
         shown = [self.score, self.points, self.comments, self.penalty, digest]
         shown += [self.extended_until] if self.extended_until else []
+        shown += [self.stale] if self.stale else []
         text = json.dumps(shown, sort_keys=True).encode()
         return [hashlib.sha256(text).hexdigest()[:16]]
 
@@ -107,6 +112,10 @@ class Result:
     #: manual scores in their place where an instructor gave one (None: no
     #: gradebook was written).
     gradebook_score: float | None = None
+    #: the store's stale hand grades (:attr:`Marks.stale`): cell -> [hand, auto]
+    hand_stale: dict[str, list[float]] = field(default_factory=dict)
+    #: the sum of the scores an instructor gave by hand (None: none given)
+    hand: float | None = None
 
     @property
     def raw(self) -> float:
@@ -131,6 +140,16 @@ class Result:
         self.gradebook_score = marks.raw
         self.late_penalty, self.seconds_late = marks.penalty, marks.seconds_late
         self.extended_until = marks.extended_until
+        self.hand_stale = {cell: list(pair) for cell, pair in marks.stale.items()}
+        self.hand = marks.hand
+
+    def stale_lines(self) -> list[str]:
+        """A line per stale hand grade, with both scores."""
+        return [
+            f"hand grade {hand:g}/{self.per_question[cell][1]:g} on {cell} stands "
+            f"over its new auto score {auto:g}: look again in formgrader"
+            for cell, (hand, auto) in sorted(self.hand_stale.items())
+        ]
 
 
 @dataclass
@@ -191,6 +210,12 @@ class ClassReport:
             for r in self.results
             if r.review
         ]
+        lines += [
+            f"{r.student}/{r.lesson}: {line} (Manual Grading), until then the "
+            f"final score is {r.final:g}"
+            for r in self.results
+            for line in r.stale_lines()
+        ]
         return "\n".join(lines)
 
 
@@ -234,9 +259,10 @@ def write_reports(results: Iterable[Result], out_dir: Path) -> None:
             cells = [r.per_question.get(q, ["", ""])[0] for q in questions]
             writer.writerow(
                 [r.student, r.lesson, *cells, r.score, r.max_score, r.status]
-                + ["; ".join(r.flags), "; ".join(r.review), _utc(r.submitted_at)]
-                + [_utc(r.extended_until), round(r.seconds_late / 3600, 4), r.raw]
-                + [round(r.raw - r.score, 6), r.late_penalty, r.final]
+                + ["; ".join(r.flags), "; ".join(r.review + r.stale_lines())]
+                + [_utc(r.submitted_at), _utc(r.extended_until)]
+                + [round(r.seconds_late / 3600, 4), r.raw]
+                + ["" if r.hand is None else r.hand, r.late_penalty, r.final]
             )
     with open(out_dir / "pass_rates.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)

@@ -73,6 +73,8 @@ SCORES = (
     "late_penalty",
     "seconds_late",
     "extended_until",
+    "hand_stale",
+    "hand",
 )
 _BASIS = "<!-- marks: "
 

@@ -35,6 +35,8 @@ MAIN_ONLY = (
     "late_penalty",
     "gradebook_score",
     "extended_until",
+    "hand_stale",
+    "hand",
 )
 
 
@@ -94,6 +96,14 @@ def _check_field(name: str, value: Any) -> str:
         "review": _strings,
         "manual": _strings,
         "gradebook_score": lambda v: v is None or _number(v),
+        "hand": lambda v: v is None or _number(v),
+        "hand_stale": lambda v: (
+            isinstance(v, dict)
+            and all(
+                isinstance(k, str) and isinstance(p, list) and all(map(_number, p))
+                for k, p in v.items()
+            )
+        ),
     }
     floats = {f.name for f in fields(Result) if f.type in ("float", float)}
     if name in kinds:

@@ -254,6 +254,7 @@ def render_page(
             copy.deepcopy(executed), resources=resources
         )
         html = named_tests(html, executed)
+        html = with_stale(html, (marks or {}).get("stale"), marks or {})
         return in_language(with_extension(html, (marks or {}).get("extended_until")))
 
 
@@ -275,6 +276,33 @@ def with_extension(html: str, until: str | None) -> str:
     line = f'<li class="extension">{words}</li>\n'
 
     return html[:end] + line + html[end:]
+
+
+def with_stale(html: str, stale: dict | None, marks: dict) -> str:
+    """The page's list of scores with a line for each hand grade given before
+    the answer under it changed: both scores, and which one counts."""
+    if not stale:
+        return html
+    from html import escape
+
+    start = html.find('<div id="toc">')
+    end = html.find("</ol>", start)
+    if start < 0 or end < 0:
+        return html
+    lines = []
+    for cell, (hand, auto) in sorted(stale.items()):
+        top = float(marks.get("points", {}).get(cell, 0.0))
+        words = say(
+            "{cell}: your instructor's grade {hand} / {top} was given before "
+            "your new answer, whose tests now give {auto} / {top}; the "
+            "instructor's grade counts until they look at it again",
+            cell=escape(cell),
+            hand=f"{hand:g}",
+            auto=f"{auto:g}",
+            top=f"{top:g}",
+        )
+        lines.append(f'<li class="hand-stale">{words}</li>\n')
+    return html[:end] + "".join(lines) + html[end:]
 
 
 def test_names(nb: Any) -> dict[str, str]:

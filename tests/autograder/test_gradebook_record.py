@@ -194,3 +194,64 @@ def test_a_run_never_leaves_a_score_above_its_maximum(books):
     ]
     assert _grade(db_url, "ada", "b") == (1.0, None, False, 1.0)
     assert _grade(db_url, "bob", "b") == (None, None, True, 1.0)
+
+
+def test_a_hand_grade_over_a_changed_answer_is_named_everywhere(books, tmp_path):
+    """ada's a given 0.5 by hand over 0 of 1; her resubmission passes a. The
+    hand grade still counts (as nbgrader has it) but is never stale in
+    silence: the summary, the review column and her page name both scores,
+    and ``manual`` holds the hand-given points, never a difference."""
+    import csv
+    import io
+
+    from autograder.classgrade.gradebook import CourseBook
+    from autograder.classgrade.progress import Progress
+    from autograder.classgrade.reports import ClassReport, write_reports
+    from autograder.grading.feedback import with_stale
+
+    db_url, templates, _ = books
+    _graded_by_hand(db_url, templates)
+    bob = _result("bob", 1.0, 2.0)
+    record([_result("ada", 1.0, 2.0), bob], db_url, templates)
+    with CourseBook(db_url) as book:
+        marks = book.marks([("ada", LESSON), ("bob", LESSON)])
+        one = book.marks([("ada", LESSON)])  # as the progress line reads it
+    assert one[("ada", LESSON)].stale == {"a": [0.5, 1.0]}
+    ada = _result("ada", 1.0, 2.0)
+    for result in (ada, bob):
+        result.take(marks[(result.student, LESSON)])
+    assert (ada.hand_stale, ada.hand, ada.final) == ({"a": [0.5, 1.0]}, 0.5, 2.5)
+    assert (bob.hand_stale, bob.hand) == ({}, None)
+    line = io.StringIO()  # the progress line (no terminal): the final score
+    Progress(2, stream=line).update(ada)
+    assert line.getvalue().endswith(
+        "ada/L graded 2.5/3 (a hand grade to look at again)\n"
+    )
+    summary = ClassReport([ada, bob], [], 2, 0, tmp_path, 1.0).summary()
+    assert (
+        "ada/L: hand grade 0.5/1 on a stands over its new auto score 1: look "
+        "again in formgrader (Manual Grading), until then the final score is 2.5"
+    ) in summary
+    assert "bob/L: hand grade" not in summary
+    write_reports([ada, bob], tmp_path)
+    with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert (
+        "hand grade 0.5/1 on a stands over its new auto score 1"
+        in (rows["ada"]["review"])
+    )
+    assert (rows["ada"]["manual"], rows["bob"]["manual"]) == ("0.5", "")
+    page = '<div id="toc"><ol><li>a</li></ol></div>'
+    shown = with_stale(page, ada.hand_stale, {"points": {"a": 1.0}})
+    assert "your instructor's grade 0.5 / 1 was given before your new answer" in (shown)
+    assert "tests now give 1 / 1" in shown and shown.index("hand-stale") < (
+        shown.index("</ol>")
+    )
+    # looked at again in formgrader (saved: needs_manual_grade off): not stale
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as book:
+        book.find_grade("a", LESSON, LESSON, "ada").needs_manual_grade = False
+        book.db.commit()
+    with CourseBook(db_url) as book:
+        assert book.marks([("ada", LESSON)])[("ada", LESSON)].stale == {}
