@@ -61,6 +61,7 @@ def _kind(value: Any) -> str:
 def launch_on_store(kernel: Any, args: tuple, source: str, link: Any) -> None:
     """Launch simulated ``kernel`` (configured with its grid) on ``link``'s
     store, then write what came back into the host and device arrays."""
+    __tracebackhide__ = True  # IPython shows the student's frames, not these
     grid = [int(g) for g in kernel.grid_dim]
     block = [int(b) for b in kernel.block_dim]
     name = getattr(kernel.fn, "__name__", "?")
@@ -79,7 +80,7 @@ def launch_on_store(kernel: Any, args: tuple, source: str, link: Any) -> None:
     finally:
         _HERE.pop(token, None)
     if reply[0] == "raised":
-        raise _raised(str(reply[1]), str(reply[2]))
+        _raise_in(kernel.fn, _raised(str(reply[1]), str(reply[2]), name))
     for value, node in zip(args, reply[1]):
         if node is None:
             continue
@@ -99,6 +100,7 @@ def run_on_store(link: Any) -> Any:
     launch = simulated.FakeCUDAKernel.__call__
 
     def on_store(self: Any, *args: Any) -> Any:
+        __tracebackhide__ = True
         if self._device or simulated._kernel_context or _RUNNING:
             return launch(self, *args)  # a device function, or the store's run
         return launch_on_store(self, args, kernel_module(self), link)
@@ -146,9 +148,37 @@ def _allocators(link: Any) -> dict[str, Any]:
     return dict(zip(_ALLOCATORS, (to_device, device_array, device_array_like)))
 
 
-def _raised(kind: str, text: str) -> BaseException:
-    """The exception the kernel raised in the store, as this process's own."""
+def _raise_in(function: Any, error: BaseException) -> None:
+    """Raise ``error`` (the kernel's, from the store) from a frame at the
+    student's kernel: a traceback then ends at their ``def`` line, not in
+    this module, whose frames IPython hides (``__tracebackhide__``)."""
+    __tracebackhide__ = True
+    code = getattr(function, "__code__", None)
+    if code is None:
+        raise error
+    name = code.co_name if code.co_name.isidentifier() else "kernel"
+    # the raise on the line after the first (a decorator's: the def line)
+    text = "\n" * max(0, code.co_firstlineno - 1)
+    text += f"def {name}(_error):\n    raise _error\n"
+    found: dict[str, Any] = {}
+    exec(compile(text, code.co_filename, "exec"), found)  # noqa: S102
+    found[name](error.with_traceback(None))
+
+
+def _raised(kind: str, text: str, name: str = "?") -> BaseException:
+    """The exception the kernel raised in the store, as this process's own;
+    an index past an array's end says what to do about it."""
     from course import racecheck
+    from course.i18n import say
+
+    if kind == "IndexError":
+        text = say(
+            "{error} (kernel {name}: a thread read or wrote past an array's "
+            "end; guard each index with the array's length, as in "
+            "`if i < out.shape[0]:`)",
+            error=text,
+            name=name,
+        )
 
     found = getattr(racecheck, kind, None) or getattr(builtins, kind, None)
     if isinstance(found, type) and issubclass(found, Exception):

@@ -114,3 +114,15 @@ def test_the_instructor_guide_states_the_timeouts_and_days_the_code_has():
     assert f"`{names[0]}` to `{names[-1]}`" in text
     stated = set(re.findall(r"\b(\d+) s (?:a|per) cell\b", text))
     assert stated <= {str(grading), "30"}, stated  # 30: the guide's example
+
+
+def test_the_syllabus_times_are_each_days_own_estimate():
+    """The README's time column (the English home page) is the sum of each
+    Day's **Time.** line, the one source of the Chinese syllabus too."""
+    from autograder.lessons import REPO_ROOT, lesson_names
+    from autograder.publish.site_pages import day_time
+
+    readme = (REPO_ROOT / "README.md").read_text("utf-8")
+    shown = dict(re.findall(r"^\| (\d\d) \| [^|]+ \| (\d+) min \|", readme, re.M))
+    expected = {name[:2]: str(sum(day_time(name))) for name in lesson_names()}
+    assert shown == expected

@@ -117,3 +117,13 @@ def course_book(planned: Plan) -> Iterator[CourseBook | None]:
             yield book
         finally:  # finished or stopped: no score above its cell's maximum
             planned.problems += book.settle()
+
+
+def read_marks(result: Result, book: CourseBook | None) -> None:
+    """A graded result as it arrives with its store's marks read in (a hand
+    grade, a late penalty): the progress line shows the final score."""
+    key = (result.student, result.lesson)
+    if book is not None and result.status == "graded":
+        found = book.marks([key])
+        if key in found:
+            result.take(found[key])

@@ -27,7 +27,12 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from autograder.classgrade import store
-from autograder.classgrade.arrival import course_book, in_store, store_result
+from autograder.classgrade.arrival import (
+    course_book,
+    in_store,
+    read_marks,
+    store_result,
+)
 from autograder.classgrade.class_figures import draw_class_figures
 from autograder.classgrade.due import late_into
 from autograder.classgrade.gradebook import CourseBook
@@ -252,20 +257,14 @@ def grade_class(
             bar.say([f"rules: {line}" for line in planned.releases])
             bar.total = len(planned.jobs)
             graded_now: list[Result] = []
-            books: list[CourseBook | None] = []
-
-            def arrived(result: Result) -> None:
-                if books and books[0] is not None and result.status == "graded":
-                    # the store's score (a hand grade, a late penalty) is shown
-                    found = books[0].marks([(result.student, result.lesson)])
-                    if found:
-                        result.take(found[(result.student, result.lesson)])
-                bar.update(result)
-                if on_result is not None:
-                    on_result(result)
-
             with course_book(planned) as book:
-                books.append(book)
+
+                def arrived(result: Result) -> None:
+                    read_marks(result, book)  # the progress line: the final score
+                    bar.update(result)
+                    if on_result is not None:
+                        on_result(result)
+
                 if planned.jobs:
                     _grade(
                         planned,

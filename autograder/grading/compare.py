@@ -208,7 +208,9 @@ def compare(want: Any, got: Any, label: str = "result", tol: Any = None) -> list
                 got=_show(got),
             )
         if got.get("v") != want.get("v"):
-            if not values_shown():
+            # a bool has two values: naming the one expected hides nothing,
+            # and "got True" alone would not say whether True is the fault
+            if not values_shown() and kind != "bool":
                 return complain(
                     label,
                     "got {got}, which is not the {kind} expected",

@@ -255,7 +255,16 @@ def render_page(
         )
         html = named_tests(html, executed)
         html = with_stale(html, (marks or {}).get("stale"), marks or {})
-        return in_language(with_extension(html, (marks or {}).get("extended_until")))
+        html = with_extension(html, (marks or {}).get("extended_until"))
+        return in_language(html.replace("</head>", WRAP + "</head>", 1))
+
+
+#: Long output and error lines wrap at the page's edge (the useful end of a
+#: message is not off to the right); code stays as written.
+WRAP = (
+    "<style>.output_area pre, .output_subarea pre "
+    "{white-space: pre-wrap; overflow-wrap: break-word;}</style>\n"
+)
 
 
 def with_extension(html: str, until: str | None) -> str:

@@ -56,7 +56,7 @@ def paragraphs(lesson: str) -> list[tuple[str, int]]:
     """Each translatable paragraph of ``lesson`` (or of a :data:`DOCUMENTS`
     page) with its cell's number (a page's: 0)."""
     if lesson in DOCUMENTS:
-        text = (REPO_ROOT / DOCUMENTS[lesson]).read_text(encoding="utf-8")
+        text = document_text(lesson)
         return [(block, 0) for block in blocks(text) if _translatable(block)]
     nb = source_to_notebook(find_lesson(lesson))
     return [
@@ -69,7 +69,23 @@ def paragraphs(lesson: str) -> list[tuple[str, int]]:
 
 
 #: Pages other than lessons whose prose is translated, by catalog name.
-DOCUMENTS = {"guide-student": "docs/guides/student.md"}
+DOCUMENTS = {
+    "guide-student": "docs/guides/student.md",
+    "readme-quick-start": "README.md",
+}
+#: A page translated in part: the sections (``## `` headings) translated.
+SECTIONS = {"readme-quick-start": ("Quick start",)}
+
+
+def document_text(name: str) -> str:
+    """The English a :data:`DOCUMENTS` catalog translates: the page, or the
+    :data:`SECTIONS` of it named."""
+    text = (REPO_ROOT / DOCUMENTS[name]).read_text(encoding="utf-8")
+    if name not in SECTIONS:
+        return text
+    parts = re.split(r"(?m)^(?=## )", text)
+    kept = [p for p in parts if p[3:].split("\n", 1)[0].strip() in SECTIONS[name]]
+    return "".join(kept)
 
 
 def _translatable(block: str) -> bool:

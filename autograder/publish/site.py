@@ -70,7 +70,7 @@ from autograder.publish.leaks import (
     student_text,
 )
 from autograder.publish.site_links import broken_links
-from autograder.publish.site_pages import written_pages
+from autograder.publish.site_pages import copy_site_files, written_pages
 from autograder.publish.site_zh import language_switch, zh_sources
 
 CONF = REPO_ROOT / "docs" / "site" / "conf.py"
@@ -321,9 +321,7 @@ def build_site(
     names = lessons or lesson_names()
     src = Path(tempfile.mkdtemp(prefix="course-site-src-"))
     try:
-        for path in CONF.parent.iterdir():  # conf.py, the favicon
-            if path.is_file():
-                shutil.copyfile(path, src / path.name)
+        copy_site_files(CONF.parent, src)
         allowed = []
         for name, text in written_pages(commands, names).items():
             path = src / name

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shutil
+from pathlib import Path
 
-from autograder.lessons import REFERENCE_PREFIX, REPO_ROOT, lesson_names
+from autograder.lessons import REFERENCE_PREFIX, REPO_ROOT, find_lesson, lesson_names
 from autograder.lessons.colab import BRANCH, REPOSITORY
 from autograder.lessons.conventions import hidden_markers, solution_markers
 
@@ -72,6 +74,30 @@ def site_markdown(text: str, source: str, page: str) -> str:
         return f"]({base}{path}{anchor})"
 
     return _LINK.sub(link, text)
+
+
+_TIME = re.compile(
+    r"\*\*Time\.\*\* About (\d+) minutes of reading and (\d+) minutes of exercises"
+)
+
+
+def day_time(lesson: str) -> tuple[int, int]:
+    """A Day's own estimate, from its **Time.** line: (minutes of reading,
+    minutes of exercises). The syllabus of both editions shows their sum."""
+    found = _TIME.search(find_lesson(lesson).read_text(encoding="utf-8"))
+    if found is None:
+        raise ValueError(f"{lesson}: no '**Time.** About N minutes of ...' line")
+    return int(found[1]), int(found[2])
+
+
+def copy_site_files(src: Path, dest: Path) -> None:
+    """The site's own files (``docs/site``: conf.py, the favicon, _static/)
+    from ``src`` into a project folder ``dest``."""
+    for path in src.iterdir():
+        if path.is_file():
+            shutil.copyfile(path, dest / path.name)
+        elif path.name == "_static":
+            shutil.copytree(path, dest / path.name, dirs_exist_ok=True)
 
 
 def _syllabus(text: str, lessons: list[str]) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.lessons import REPO_ROOT, write_notebook
-from autograder.publish.site_pages import GUIDES
+from autograder.publish.site_pages import GUIDES, copy_site_files, day_time
 
 LANG, FOLDER = "zh_CN", "zh"
 #: The links cell's words (autograder/publish/site.py), in Chinese.
@@ -43,6 +43,8 @@ _CONF = """
 # The Chinese edition (autograder/publish/site_zh.py)
 language = "zh_CN"
 html_title = "用 Python 进行 GPU 加速"
+author = "《用 Python 进行 GPU 加速》课程的作者"
+copyright = "《用 Python 进行 GPU 加速》课程的作者，MIT 许可证"
 
 from sphinx.search import languages as _languages  # noqa: E402
 from sphinx.search.zh import SearchChinese as _SearchChinese  # noqa: E402
@@ -121,21 +123,49 @@ _GUIDES = (
 )
 
 
-def _home(lessons: list[str], pages: dict[str, Any]) -> str:
-    titles = []
+def _quick_start() -> str:
+    """The README's Quick start, translated (its catalog:
+    ``readme-quick-start``); a link to a guide leads to the English page."""
+    from autograder.lessons.catalogs import document_text, translate_markdown
+
+    name = "readme-quick-start"
+    text = translate_markdown(document_text(name), name, LANG)
+    guide = re.compile(r"\[([^\]]+)\]\(docs/guides/([a-z-]+)\.md(#[^)\s]*)?\)")
+    return guide.sub(
+        lambda m: f'<a href="../guides/{m[2]}.html{m[3] or ""}">{m[1]}</a>', text
+    )
+
+
+def _syllabus(lessons: list[str], pages: dict[str, Any]) -> str:
+    """The syllabus as the English home page has it: each Day, linked by its
+    title in Chinese, with its time from the Day's own estimate."""
+    rows = ["| 天 | 课程 | 时间 |", "| --- | --- | --- |"]
     for lesson in lessons:
         heading = next(
             c.source.lstrip().split("\n", 1)[0].removeprefix("# ").strip()
             for c in pages[lesson].cells
             if c.cell_type == "markdown" and c.source.lstrip().startswith("# ")
         )
-        titles.append(f"- [{heading}](days/{lesson}.ipynb)")
+        reading, tasks = day_time(lesson)
+        rows.append(
+            f"| {lesson[:2]} | [{heading}](days/{lesson}.ipynb) | "
+            f"{reading + tasks} 分钟（阅读 {reading}，练习 {tasks}） |"
+        )
+    return "\n".join(rows)
+
+
+def _home(lessons: list[str], pages: dict[str, Any]) -> str:
     days = "\n".join(f"days/{n}" for n in lessons)
     return f"""# 用 Python 进行 GPU 加速
 
 {_INTRO}
 
-{chr(10).join(titles)}
+{_quick_start()}
+## 课程表
+
+每一课都能在 CPU 上运行；时间是这一课自己估计的阅读和练习时间。
+
+{_syllabus(lessons, pages)}
 
 {_GUIDES}
 
@@ -165,9 +195,7 @@ def zh_sources(
     the leak scan)."""
     lessons = zh_lessons(names)
     zh.mkdir(parents=True, exist_ok=True)
-    for path in src.iterdir():  # conf.py, the favicon
-        if path.is_file():
-            shutil.copyfile(path, zh / path.name)
+    copy_site_files(src, zh)
     with open(zh / "conf.py", "a", encoding="utf-8") as conf:
         conf.write(_CONF)
     chinese = {lesson: zh_page(pages[lesson], lesson) for lesson in lessons}

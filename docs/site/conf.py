@@ -1,11 +1,12 @@
 # Sphinx configuration of the course website. `course site` (make site) copies
-# this file next to the pages it generates; nothing here is edited per build
-# except through the environment variables read below.
+# this file, the favicon and _static/ next to the pages it generates; nothing
+# here is edited per build except through the environment variables read below.
 import os
 
 project = "GPU acceleration with Python"
-author = "the course's authors"
-copyright = "the course's authors, MIT licence"
+# The footer names the course (the Chinese edition's, in Chinese: site_zh.py).
+author = "the authors of GPU acceleration with Python"
+copyright = "the authors of GPU acceleration with Python, MIT licence"
 extensions = ["myst_nb"]
 # The pages arrive executed (autograder/publish/site.py keeps its own cache, keyed by
 # each lesson's text): MyST-NB only renders them.
@@ -18,6 +19,8 @@ exclude_patterns = ["_build", "_doctrees", "_extra", "**.ipynb_checkpoints"]
 html_theme = "sphinx_book_theme"
 html_title = "GPU acceleration with Python"
 html_extra_path = ["_extra"]
+html_static_path = ["_static"]
+html_css_files = ["course.css"]  # long output lines wrap
 html_copy_source = False
 html_last_updated_fmt = ""
 html_theme_options = {
@@ -28,6 +31,8 @@ html_theme_options = {
     "use_download_button": False,
     "home_page_in_toc": True,
     "show_toc_level": 2,
+    # One search: the sidebar's field (the theme puts a second in the header).
+    "navbar_persistent": [],
 }
 html_context = {"default_mode": "light"}
 # A link to a page or heading that does not exist is not suppressed: `course

@@ -640,8 +640,9 @@ try:
                 _pending = False
             elif _event == "clock" and _pending:
                 _early = True
-        _got[f"{_label}: clock read while work was pending "
-             "(call synchronize(device) first)"] = _early
+        _got[f"{_label}: the answer read the clock while work was still "
+             "pending (it should not: call synchronize(device) before each "
+             "read)"] = _early
 finally:
     time.perf_counter = _real_clock
 submit(_got)

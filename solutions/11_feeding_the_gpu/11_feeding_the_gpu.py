@@ -745,8 +745,9 @@ for _dtype, _hidden, _seed, _n in ((torch.bfloat16, 16, 1, 3),
     _got[f"{_label}: losses"] = Approx(_history, rtol=1e-2, atol=1e-3)
     _got[f"{_label}: weights after the epoch"] = Approx(
         [p.detach().clone() for p in _model.parameters()], rtol=1e-2, atol=1e-3)
-    _got[f"{_label}: syncs in the epoch (none in bfloat16; float16's scaler reads "
-         "found_inf once a step)"] = _syncs.count
+    _why = ("bfloat16: none, the scaler is disabled" if _dtype == torch.bfloat16
+            else "float16: one a step, the scaler's read of found_inf")
+    _got[f"{_label}: syncs in the epoch ({_why})"] = _syncs.count
     _got[f"{_label}: copies with non_blocking=True (two a batch: prefetch)"] = sum(
         k == "upload" and "non_blocking=True" in op for k, op, _ in _syncs.timeline)
     _got[f"{_label}: the scaler's loss scale after the epoch (0: disabled)"] = (

@@ -64,7 +64,7 @@ CASES = {
         {"b": True},
         {"b": False},
         "b: got False, expected True",
-        "b: got False, which is not the bool expected",
+        "b: got False, expected True",  # two values: the other one is no secret
     ),
     "device": (
         {"d": torch.device("cuda")},

@@ -202,3 +202,37 @@ def test_host_arrays_in_a_tuple_cost_their_copies():
     assert reply[0] == "done"
     counts = link.store.counts
     assert counts["upload"] == 3 and counts["download"] == 3 and counts["sync"] == 1
+
+
+def test_an_index_past_the_end_ends_the_traceback_at_the_students_kernel(
+    tmp_path,
+):
+    """As IPython shows it to a student: the kernel's error, what to do about
+    it, and the student's own frames; none of the course's."""
+    import subprocess
+
+    script = tmp_path / "oob.py"
+    script.write_text(
+        "from course.cudasim import choose_target, simulated_gpu\n"
+        "choose_target()\n"
+        "import numpy as np\n"
+        "from numba import cuda\n"
+        "@cuda.jit\n"
+        "def past_the_end(out):\n"
+        "    out[cuda.grid(1) + 1] = 1.0\n"
+        "with simulated_gpu():\n"
+        "    past_the_end[1, 8](cuda.to_device(np.zeros(8)))\n",
+        encoding="utf-8",
+    )
+    shown = subprocess.run(
+        [sys.executable, "-m", "IPython", "--colors=NoColor", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
+    text = shown.stdout + shown.stderr
+    assert "IndexError: tid=[7, 0, 0]" in text, text
+    assert "kernel past_the_end: a thread read or wrote past an array's end" in text
+    assert "def past_the_end(out):" in text  # the last frame: the student's
+    assert "simkernels" not in text and "_raise_in" not in text, text

@@ -31,6 +31,7 @@ import pytest
 from autograder.lessons import REPO_ROOT, find_lesson
 from autograder.lessons.conventions import hidden_markers, solution_markers
 from autograder.publish.site import build_site, json_strings
+from autograder.publish.site_pages import day_time
 from tests.e2e.test_browser import CHROMIUM, SHOTS, browser  # noqa: F401 - fixture
 from tests.servers import free_port, stop
 
@@ -153,6 +154,16 @@ def test_the_chinese_edition_renders_the_same_days_in_chinese(sites):
         assert "学生指南" in guide and "../../guides/running-a-class.html" in guide
         index = (zh / "searchindex.js").read_text(encoding="utf-8")
         assert json.dumps("同步")[1:-1] in index or "同步" in index  # jieba's words
+        # the zh home page: the quick start and the syllabus with each Day's
+        # time, from the sources of the English one
+        home = (zh / "index.html").read_text(encoding="utf-8")
+        assert "快速开始" in home and "课程表" in home
+        assert re.search(r"make</span>\s*<span[^>]*>demo", home)
+        for lesson in LESSONS:
+            reading, tasks = day_time(lesson)
+            assert f"{reading + tasks} 分钟（阅读 {reading}，练习 {tasks}）" in home
+        english = (report.out / "index.html").read_text(encoding="utf-8")
+        assert f"<td><p>{sum(day_time(LESSONS[0]))} min</p></td>" in english
 
 
 @pytest.fixture(scope="module")
@@ -214,9 +225,14 @@ def test_every_page_loads_clean_with_alt_text_and_closed_solutions(served, page)
     for base in (with_answers, without):
         assert _open(page, f"{base}/index.html") == []
         assert page.locator("a[href*='days/03_sync_trap']").count() > 0
+        # one search (the header's button), and a footer naming the course
+        search = ".search-button-field:visible, button.search-button:visible"
+        assert page.locator(search).count() == 1
+        footer = page.locator("footer").all_inner_texts()
+        assert "GPU acceleration with Python" in " ".join(footer)
         if base == with_answers:
             SHOTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(SHOTS / "site-home.png"))
+            page.screenshot(path=str(SHOTS / "site-home.png"), full_page=True)
         for lesson in LESSONS:
             url = f"{base}/days/{lesson}.html"
             assert _open(page, url) == [], url
@@ -234,6 +250,12 @@ def test_every_page_loads_clean_with_alt_text_and_closed_solutions(served, page)
             download = page.locator("a[download]").first.get_attribute("href")
             fetched = urllib.request.urlopen(f"{base}/days/{download}", timeout=10)
             assert fetched.status == 200 and b"nbformat" in fetched.read(), url
+            # long output and error lines wrap: nothing to scroll sideways
+            wide = page.evaluate(
+                "() => [...document.querySelectorAll('div.cell_output pre')]"
+                ".filter(p => p.scrollWidth > p.clientWidth + 1).length"
+            )
+            assert wide == 0, f"{url}: {wide} output(s) wider than the page"
             if base == with_answers and lesson == "03_sync_trap":
                 page.screenshot(path=str(SHOTS / "site-day03.png"))
 
@@ -248,8 +270,10 @@ def test_the_chinese_pages_load_and_search_in_chinese(served, page):
         ("zh/days/03_sync_trap.html", "site-zh-day03"),
     ):
         assert _open(page, f"{base}/{url}") == [], url
+        footer = " ".join(page.locator("footer").all_inner_texts())
+        assert "用 Python 进行 GPU 加速" in footer, url
         SHOTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{shot}.png"))
+        page.screenshot(path=str(SHOTS / f"{shot}.png"), full_page=True)
     page.get_by_text("English", exact=True).first.click()
     page.wait_for_load_state("networkidle")
     assert page.url.endswith("/days/03_sync_trap.html") and "/zh/" not in page.url
