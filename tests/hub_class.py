@@ -211,6 +211,10 @@ def _course_root(course: Path) -> None:
     course.chmod(0o700)
 
 
+#: Seconds the course service waits before it starts (see :func:`_config`).
+SLOW_START = 15
+
+
 def _config(
     base: Path, python: tuple[Path, dict], ports: dict, tokens: dict[str, str]
 ) -> Path:
@@ -237,6 +241,9 @@ for service in c.JupyterHub.services:
     if service["name"] == {COURSE!r}:  # the test acts as the grader's terminal
         service["api_token"] = {tokens["service"]!r}
         service["command"][:1] = [{str(python)!r}, "-m", "jupyterhub.singleuser"]
+        # slower than JupyterHub's own 10 s for a managed service, as on a
+        # loaded machine: the course's config waits for it
+        service["command"][:0] = ["/bin/sh", "-c", 'sleep {SLOW_START}; exec "$0" "$@"']
         service["environment"].update({python_env!r})
 c.JupyterHub.services.append({{"name": "test", "api_token": {tokens["admin"]!r}}})
 c.JupyterHub.load_roles.append(

@@ -177,6 +177,66 @@ c.JupyterHub.services = [
     }
 ]
 
+# JupyterHub 5 gives a managed service ten 1-second tries to answer, then
+# exits (JupyterHub.start_service; no setting changes it). The course service,
+# a Jupyter server loading nbgrader's extensions, took longer than that twice
+# on a loaded 2-core machine (2026-12-07), so a managed service with a URL
+# gets SERVICE_START_TIMEOUT seconds instead; the hub still exits if the
+# service's process ends or never answers.
+SERVICE_START_TIMEOUT = float(os.environ.get("COURSE_SERVICE_START_TIMEOUT", "120"))
+
+
+def _patient_start(start_service):
+    async def start(self, name, service, ssl_context=None):
+        if not (service.managed and service.url):
+            return await start_service(self, name, service, ssl_context)
+        from jupyterhub.objects import Server
+        from jupyterhub.utils import AnyTimeoutError, make_ssl_context
+
+        if ssl_context is None and self.internal_ssl:
+            ssl_context = make_ssl_context(
+                self.internal_ssl_key,
+                self.internal_ssl_cert,
+                cafile=self.internal_ssl_ca,
+            )
+        self.log.info("Starting managed service %s at %s", name, service.url)
+        try:
+            await service.start()
+        except Exception:
+            self.log.critical("Failed to start service %s", name, exc_info=True)
+            return False
+        server = Server.from_orm(service.orm.server)
+        waited = 0.0
+        while waited < SERVICE_START_TIMEOUT:
+            try:
+                await server.wait_up(http=True, timeout=5, ssl_context=ssl_context)
+                return True
+            except AnyTimeoutError:
+                waited += 5
+                status = await service.spawner.poll()
+                if status is not None:
+                    self.log.critical("Service %s exited with %s", name, status)
+                    return False
+        self.log.critical(
+            "Service %s did not answer in %.0f s (COURSE_SERVICE_START_TIMEOUT)",
+            name,
+            SERVICE_START_TIMEOUT,
+        )
+        return False
+
+    return start
+
+
+def _wait_for_services() -> None:
+    from jupyterhub.app import JupyterHub
+
+    if not getattr(JupyterHub.start_service, "patient", False):
+        JupyterHub.start_service = _patient_start(JupyterHub.start_service)
+        JupyterHub.start_service.patient = True
+
+
+_wait_for_services()
+
 # ngshare: the exchange, as a hub service run by the hub's account. Its
 # admins (the course service, the instructors) make the course and its
 # roster: `ngshare-course-management create_course gpu-course gpu-course`,

@@ -292,3 +292,84 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     page = (out / "feedback" / LESSON / "bob.html").read_text(encoding="utf-8")
     assert "Extension: your due date for this lesson is" in page
     assert "Late submission penalty" not in page
+
+
+def test_a_mixed_language_class_through_the_exchange(tmp_path):
+    """The Chinese edition handed out as a second course on the exchange
+    (``gpu-course-zh``, released from ``notebooks-zh/``): each student fetches
+    the notebook in their language, one collect per course fills the one
+    ``submitted/``, one ``course grade`` grades both alike, and each student
+    fetches their feedback page, in their language."""
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    env = dict(
+        os.environ,
+        HOME=str(tmp_path / "home"),
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    )
+    instructor = tmp_path / "instructor"
+    for folder in ("notebooks", "notebooks-zh"):
+        shutil.copytree(REPO_ROOT / folder / LESSON, instructor / folder / LESSON)
+    write_course_config(instructor)
+    courses = {
+        "en": [f"--Exchange.root={exchange}"],
+        "zh": [
+            f"--Exchange.root={exchange}",
+            f"--CourseDirectory.course_id={COURSE}-zh",
+            "--CourseDirectory.release_directory=notebooks-zh",
+        ],
+    }
+    for teacher in courses.values():
+        _nbgrader(["release_assignment", LESSON, *teacher], instructor, env)
+    solution = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in source_to_notebook(find_lesson(LESSON)).cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    students = {"alice": ("en", COURSE), "lin": ("zh", f"{COURSE}-zh")}
+    for name, (lang, course) in students.items():
+        home = tmp_path / name
+        home.mkdir()
+        student = [
+            "--course",
+            course,
+            f"--Exchange.root={exchange}",
+            f"--Exchange.cache={home / '.cache'}",
+        ]
+        _nbgrader(["fetch_assignment", LESSON, *student], home, env)
+        fetched = home / LESSON / f"{LESSON}.ipynb"
+        assert ("学习目标" in fetched.read_text(encoding="utf-8")) == (lang == "zh")
+        fill_answers(fetched, solution)
+        _nbgrader(["submit", LESSON, *student, f"--student={name}"], home, env)
+    for teacher in courses.values():
+        _nbgrader(["collect", LESSON, *teacher], instructor, env)
+    submitted = instructor / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == ["alice", "lin"]
+    out = instructor / "grading"
+    _course(
+        [str(submitted), "--assignment", LESSON, "--out", str(out)]
+        + ["--nbgrader-feedback"],
+        env,
+    )
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        grades = {row["student"]: row for row in csv.DictReader(handle)}
+    total = sum(points(LESSON).values())
+    assert {n: float(g["final"]) for n, g in grades.items()} == {
+        "alice": total,
+        "lin": total,
+    }
+    for teacher in courses.values():
+        _nbgrader(["release_feedback", LESSON, *teacher], instructor, env)
+    for name, (lang, course) in students.items():
+        home = tmp_path / name
+        student = [
+            "--course",
+            course,
+            f"--Exchange.root={exchange}",
+            f"--Exchange.cache={home / '.cache'}",
+            f"--student={name}",
+        ]
+        _nbgrader(["fetch_feedback", LESSON, *student], home, env)
+        (page,) = (home / LESSON / "feedback").glob(f"*/{LESSON}.html")
+        html = page.read_text(encoding="utf-8")
+        assert ("学习目标" in html) == (lang == "zh"), name

@@ -7,7 +7,9 @@ the first grading is stopped by Ctrl-C and resumed; a student resubmits
 (``collect --update``); an instructor grades a cell by hand and comments; a
 rerun; a change of points applied with ``--rules current``; one student's
 regrade; a release reworded mid-term beside the current one, graded in one
-run, each notebook under its own release. After each step, every store
+run, each notebook under its own release; a resubmission after a hand grade
+(the stale hand grade named with both scores); an extension for a mistyped
+id; a resubmission on the Chinese edition. After each step, every store
 gives every student the same final score and maximum: the gradebook,
 ``grades.csv``, the feedback page, ``nbgrader export``, and the Canvas and
 Moodle files; the results JSON holds no score at all.
@@ -334,3 +336,75 @@ def test_a_whole_term(tmp_path, monkeypatch):
     assert by["José"].release == releases.current(LESSON)
     book = term.agree(tmp_path, 12.0)
     assert book["cat"][0] == book["José"][0] == 12.0
+
+    # 7. A hand grade on a hidden test bob failed; then bob resubmits a
+    # correct notebook. The hand grade still counts (nbgrader's rule) but is
+    # never stale in silence: the summary, the review column and his page
+    # name both scores; once looked at again in formgrader, no line is left.
+    hidden = "01-pick-device-hidden-test"
+    with Gradebook(f"sqlite:///{term.db}") as gb:
+        grade = gb.find_grade(hidden, LESSON, LESSON, "bob")
+        top = float(grade.max_score)
+        assert grade.auto_score == 0.0
+        grade.manual_score, grade.needs_manual_grade = top / 2, False
+        gb.db.commit()
+    term.submit("bob", _answers(), fetch=False)
+    term.nbgrader("collect", "--update", LESSON, *term.teacher)
+    report = term.grade()
+    assert report.graded_now == 1, report.summary()
+    stale = f"hand grade {top / 2:g}/{top:g} on {hidden} stands over its new auto "
+    stale += f"score {top:g}: look again in formgrader"
+    assert f"bob/{LESSON}: {stale}" in report.summary()
+    book = term.agree(tmp_path, 12.0)
+    assert book["bob"][0] == 12.0 - top / 2
+    rows = {r["student"]: r for r in csv.DictReader(open(term.out / "grades.csv"))}
+    assert stale in rows["bob"]["review"] and float(rows["bob"]["manual"]) == top / 2
+    assert rows["cat"]["manual"] == ""
+    page = (term.out / "feedback" / LESSON / "bob.html").read_text(encoding="utf-8")
+    assert 'class="hand-stale"' in page and f"{top / 2:g} / {top:g}" in page
+    with Gradebook(f"sqlite:///{term.db}") as gb:  # formgrader: saved again
+        gb.find_grade(hidden, LESSON, LESSON, "bob").needs_manual_grade = False
+        gb.db.commit()
+    report = term.grade()
+    assert report.graded_now == 0 and "hand grade" not in report.summary()
+    page = (term.out / "feedback" / LESSON / "bob.html").read_text(encoding="utf-8")
+    assert 'class="hand-stale"' not in page
+    assert term.agree(tmp_path, 12.0) == book
+
+    # 8. An extension for a mistyped id is refused; with --new it is kept, and
+    # the next run names it; --remove takes it back.
+    until = (due + timedelta(days=1)).isoformat().replace("+00:00", "Z")
+
+    def extend(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "autograder", "extend", *args]
+            + ["--gradebook", str(term.db)],
+            env=term.env,
+            cwd=term.root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    typo = extend("bbo", LESSON, "--until", until)
+    assert typo.returncode != 0 and "bbo" in typo.stderr + typo.stdout
+    assert extend("bbo", LESSON, "--until", until, "--new").returncode == 0
+    report = term.grade()
+    assert f"bbo/{LESSON}: an extension (course extend) is kept for a student" in (
+        report.summary()
+    )
+    assert extend("bbo", LESSON, "--remove").returncode == 0
+    assert "bbo/" not in term.grade().summary()
+    assert term.agree(tmp_path, 12.0) == book
+
+    # 9. dee resubmits on the Chinese edition, on time now: graded under the
+    # same rules, her page in Chinese, every store agreeing.
+    zh = REPO_ROOT / "notebooks-zh" / LESSON / f"{LESSON}.ipynb"
+    shutil.copyfile(zh, term.homes / "dee" / LESSON / f"{LESSON}.ipynb")
+    term.submit("dee", _answers(), fetch=False)
+    term.nbgrader("collect", "--update", LESSON, *term.teacher)
+    report = term.grade()
+    assert report.graded_now == 1, report.summary()
+    assert term.agree(tmp_path, 12.0)["dee"][0] == 12.0
+    page = (term.out / "feedback" / LESSON / "dee.html").read_text(encoding="utf-8")
+    assert "学习目标" in page
