@@ -106,6 +106,7 @@ def course_book(planned: Plan) -> Iterator[CourseBook | None]:
 
     with CourseBook(Path(request.gradebook), planned.config) as book:
         lessons = {s.lesson for s in planned.todo}
+        book.lessons = {s.lesson for s in planned.submissions} | lessons
         templates = {n: f"sqlite:///{planned.gradebooks[n]}" for n in lessons}
         book.set_up(
             templates,

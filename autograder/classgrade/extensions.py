@@ -50,6 +50,19 @@ def pending(session: Any, lessons: set[str]) -> dict[tuple[str, str], timedelta]
     }
 
 
+def strays(book: Any, lessons: set[str]) -> list[str]:
+    """A line for each extension of ``lessons`` kept for a student the
+    gradebook ``book`` does not have (a mistyped id, kept with ``--new``)."""
+    known = {student.id for student in book.students}
+    return [
+        f"{student}/{lesson}: an extension (course extend) is kept for a student "
+        "the gradebook does not have: a typo? `course extend "
+        f"{student} {lesson} --remove` takes it back"
+        for student, lesson in sorted(pending(book.db, lessons))
+        if student not in known
+    ]
+
+
 def take_pending(session: Any, submission: Any) -> None:
     """Move the extension kept for ``submission``'s student and lesson onto
     it (in the caller's transaction)."""
@@ -213,4 +226,4 @@ def grant(
     return done
 
 
-__all__ = ["TABLE", "Granted", "grant", "pending", "take_pending"]
+__all__ = ["TABLE", "Granted", "grant", "pending", "strays", "take_pending"]

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from autograder.classgrade.extensions import pending, take_pending
+from autograder.classgrade.extensions import pending, strays, take_pending
 from autograder.classgrade.gradebook_rules import (
     above_maximum,
     check_points,
@@ -148,6 +148,8 @@ class CourseBook:
         self.book: Any = None
         self.wanted: dict[str, dict[str, float]] = {}  # each lesson's points
         self.followed: set[str] = set()  # lessons whose definition follows
+        self.lessons: set[str] = set()  # the run's lessons, graded now or not
+        self._said: set[str] = set()  # settle's lines already returned
 
     def __enter__(self) -> CourseBook:
         Path(self.url.removeprefix("sqlite:///")).parent.mkdir(
@@ -271,8 +273,8 @@ class CourseBook:
         cell's new maximum (its submission not graded again under the new
         points: its job failed, or the run stopped first) is cleared and
         needs a manual grade, so none exceeds it; and an extension kept for a
-        student the gradebook does not have (a mistyped id). Returns a line
-        for each."""
+        student the gradebook does not have (a mistyped id), of the run's
+        :attr:`lessons`. Returns a line for each, once a run."""
         lines = []
         for lesson in sorted(self.followed):
             for grade in above_maximum(self.book, lesson):
@@ -285,14 +287,9 @@ class CourseBook:
                 grade.auto_score, grade.needs_manual_grade = None, True
                 self.penalise(submission)
         self.book.db.commit()
-        known = {student.id for student in self.book.students}
-        for student, lesson in sorted(pending(self.book.db, set(self.followed))):
-            if student not in known:
-                lines.append(
-                    f"{student}/{lesson}: an extension (course extend) is kept for "
-                    "a student the gradebook does not have: a typo? `course "
-                    f"extend {student} {lesson} --remove` takes it back"
-                )
+        lines += strays(self.book, self.lessons | self.followed)
+        lines = [line for line in lines if line not in self._said]  # said once
+        self._said.update(lines)
         return lines
 
     def _submission(self, student: str, lesson: str) -> tuple[Any, bool]:

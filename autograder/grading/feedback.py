@@ -263,8 +263,18 @@ def render_page(
 #: message is not off to the right); code stays as written.
 WRAP = (
     "<style>.output_area pre, .output_subarea pre "
-    "{white-space: pre-wrap; overflow-wrap: break-word;}</style>\n"
+    "{white-space: pre-wrap; word-break: normal; overflow-wrap: break-word;}</style>\n"
 )
+
+
+def _in_list(html: str, lines: list[str]) -> str:
+    """The page's list of scores (nbgrader's fixed template) with ``lines``
+    (``<li>`` items) at its end."""
+    start = html.find('<div id="toc">')
+    end = html.find("</ol>", start)
+    if start < 0 or end < 0 or not lines:
+        return html
+    return html[:end] + "".join(lines) + html[end:]
 
 
 def with_extension(html: str, until: str | None) -> str:
@@ -274,32 +284,20 @@ def with_extension(html: str, until: str | None) -> str:
         return html
     from html import escape
 
-    start = html.find('<div id="toc">')
-    end = html.find("</ol>", start)
-    if start < 0 or end < 0:
-        return html
     words = say(
         "Extension: your due date for this lesson is {until} UTC",
         until=escape(until.replace("T", " ")),
     )
-    line = f'<li class="extension">{words}</li>\n'
-
-    return html[:end] + line + html[end:]
+    return _in_list(html, [f'<li class="extension">{words}</li>\n'])
 
 
 def with_stale(html: str, stale: dict | None, marks: dict) -> str:
     """The page's list of scores with a line for each hand grade given before
     the answer under it changed: both scores, and which one counts."""
-    if not stale:
-        return html
     from html import escape
 
-    start = html.find('<div id="toc">')
-    end = html.find("</ol>", start)
-    if start < 0 or end < 0:
-        return html
     lines = []
-    for cell, (hand, auto) in sorted(stale.items()):
+    for cell, (hand, auto) in sorted((stale or {}).items()):
         top = float(marks.get("points", {}).get(cell, 0.0))
         words = say(
             "{cell}: your instructor's grade {hand} / {top} was given before "
@@ -311,7 +309,7 @@ def with_stale(html: str, stale: dict | None, marks: dict) -> str:
             top=f"{top:g}",
         )
         lines.append(f'<li class="hand-stale">{words}</li>\n')
-    return html[:end] + "".join(lines) + html[end:]
+    return _in_list(html, lines)
 
 
 def test_names(nb: Any) -> dict[str, str]:

@@ -79,6 +79,26 @@ def _set_auto(db: Path, scores: dict[tuple[str, str], float]) -> None:
         gradebook.db.commit()
 
 
+def _solution() -> dict[str, str]:
+    """The reference answer of each answer cell of the lesson."""
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in source_to_notebook(find_lesson(LESSON)).cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def _as_student(home: Path, course: str = COURSE) -> list[str]:
+    """A student's nbgrader options: the course, the exchange, their cache."""
+    exchange = home.parent / "exchange"
+    return [
+        "--course",
+        course,
+        f"--Exchange.root={exchange}",
+        f"--Exchange.cache={home / '.cache'}",
+    ]
+
+
 def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     exchange = tmp_path / "exchange"
     exchange.mkdir()
@@ -93,22 +113,13 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     teacher = [f"--Exchange.root={exchange}"]
     _nbgrader(["release_assignment", LESSON, *teacher], instructor, env)
 
-    solution = {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in source_to_notebook(find_lesson(LESSON)).cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
+    solution = _solution()
     mistake = next(s for s in all_samples([LESSON]) if s.name == "forgets-mps")
     students = {"alice": solution, "bob": {**solution, **mistake.answers}}
     for name, answers in students.items():
         home = tmp_path / name
         home.mkdir()
-        student = [
-            "--course",
-            COURSE,
-            f"--Exchange.root={exchange}",
-            f"--Exchange.cache={home / '.cache'}",
-        ]
+        student = _as_student(home)
         _nbgrader(["fetch_assignment", LESSON, *student], home, env)
         fetched = home / LESSON / f"{LESSON}.ipynb"
         assert fetched.is_file()
@@ -245,13 +256,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     _nbgrader(["release_feedback", LESSON, *teacher], instructor, env)
     for name in students:
         home = tmp_path / name
-        student = [
-            "--course",
-            COURSE,
-            f"--Exchange.root={exchange}",
-            f"--Exchange.cache={home / '.cache'}",
-            f"--student={name}",
-        ]
+        student = [*_as_student(home), f"--student={name}"]
         _nbgrader(["fetch_feedback", LESSON, *student], home, env)
         (page,) = (home / LESSON / "feedback").glob(f"*/{LESSON}.html")
         html = page.read_text(encoding="utf-8")
@@ -321,21 +326,12 @@ def test_a_mixed_language_class_through_the_exchange(tmp_path):
     }
     for teacher in courses.values():
         _nbgrader(["release_assignment", LESSON, *teacher], instructor, env)
-    solution = {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in source_to_notebook(find_lesson(LESSON)).cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
+    solution = _solution()
     students = {"alice": ("en", COURSE), "lin": ("zh", f"{COURSE}-zh")}
     for name, (lang, course) in students.items():
         home = tmp_path / name
         home.mkdir()
-        student = [
-            "--course",
-            course,
-            f"--Exchange.root={exchange}",
-            f"--Exchange.cache={home / '.cache'}",
-        ]
+        student = _as_student(home, course)
         _nbgrader(["fetch_assignment", LESSON, *student], home, env)
         fetched = home / LESSON / f"{LESSON}.ipynb"
         assert ("学习目标" in fetched.read_text(encoding="utf-8")) == (lang == "zh")
@@ -362,13 +358,7 @@ def test_a_mixed_language_class_through_the_exchange(tmp_path):
         _nbgrader(["release_feedback", LESSON, *teacher], instructor, env)
     for name, (lang, course) in students.items():
         home = tmp_path / name
-        student = [
-            "--course",
-            course,
-            f"--Exchange.root={exchange}",
-            f"--Exchange.cache={home / '.cache'}",
-            f"--student={name}",
-        ]
+        student = [*_as_student(home, course), f"--student={name}"]
         _nbgrader(["fetch_feedback", LESSON, *student], home, env)
         (page,) = (home / LESSON / "feedback").glob(f"*/{LESSON}.html")
         html = page.read_text(encoding="utf-8")

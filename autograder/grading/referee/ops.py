@@ -87,7 +87,15 @@ def error_info(exc: BaseException) -> dict[str, Any]:
     except Exception:  # noqa: BLE001 - a message that cannot be shown
         text = "(its message could not be read)"
     try:
-        trace = "".join(traceback.format_exception(kind, exc, exc.__traceback__))
+        shown = traceback.TracebackException(kind, exc, exc.__traceback__)
+        # as IPython shows it: no frame that hides itself (the course's own
+        # code between the student's call and the student's kernel)
+        shown.stack = traceback.StackSummary.extract(
+            (frame, line)
+            for frame, line in traceback.walk_tb(exc.__traceback__)
+            if not frame.f_locals.get("__tracebackhide__")
+        )
+        trace = "".join(shown.format())
     except Exception:  # noqa: BLE001
         trace = ""
     return {
