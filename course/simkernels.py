@@ -148,21 +148,26 @@ def _allocators(link: Any) -> dict[str, Any]:
     return dict(zip(_ALLOCATORS, (to_device, device_array, device_array_like)))
 
 
+def _raiser(_error: BaseException) -> None:
+    raise _error
+
+
 def _raise_in(function: Any, error: BaseException) -> None:
     """Raise ``error`` (the kernel's, from the store) from a frame at the
-    student's kernel: a traceback then ends at their ``def`` line, not in
-    this module, whose frames IPython hides (``__tracebackhide__``)."""
+    student's kernel, the line after its first (a decorator's: the ``def``),
+    not in this module, whose frames IPython hides (``__tracebackhide__``)."""
     __tracebackhide__ = True
+    import types
+
     code = getattr(function, "__code__", None)
-    if code is None:
-        raise error
-    name = code.co_name if code.co_name.isidentifier() else "kernel"
-    # the raise on the line after the first (a decorator's: the def line)
-    text = "\n" * max(0, code.co_firstlineno - 1)
-    text += f"def {name}(_error):\n    raise _error\n"
-    found: dict[str, Any] = {}
-    exec(compile(text, code.co_filename, "exec"), found)  # noqa: S102
-    found[name](error.with_traceback(None))
+    try:  # co_qualname: Python 3.11+
+        names = ("co_filename", "co_name", "co_qualname", "co_firstlineno")
+        found = {name: getattr(code, name) for name in names if hasattr(code, name)}
+        at = _raiser.__code__.replace(**found) if found else None  # None: raise
+        raising = types.FunctionType(at, {})
+    except (AttributeError, TypeError, ValueError):
+        raise error from None
+    raising(error.with_traceback(None))
 
 
 def _raised(kind: str, text: str, name: str = "?") -> BaseException:

@@ -38,6 +38,16 @@ def nbgrader(args: list[str], cwd: Path, env: dict) -> str:
     return proc.stdout + proc.stderr
 
 
+def as_student(home: Path, exchange: Path, course: str = COURSE) -> list[str]:
+    """A student's nbgrader options: the course, the exchange, their cache."""
+    return [
+        "--course",
+        course,
+        f"--Exchange.root={exchange}",
+        f"--Exchange.cache={home / '.cache'}",
+    ]
+
+
 def _csv(path: Path) -> list[list[str]]:
     with open(path, newline="", encoding="utf-8") as handle:
         return list(csv.reader(handle))
@@ -72,12 +82,7 @@ class Term:
     def submit(self, name: str, answers: dict[str, str], fetch: bool = True) -> None:
         home = self.homes / name
         home.mkdir(parents=True, exist_ok=True)
-        student = [
-            "--course",
-            COURSE,
-            f"--Exchange.root={self.exchange}",
-            f"--Exchange.cache={home / '.cache'}",
-        ]
+        student = as_student(home, self.exchange)
         if fetch:
             nbgrader(["fetch_assignment", LESSON, *student], home, self.env)
         fill_answers(home / LESSON / f"{LESSON}.ipynb", answers)
@@ -121,7 +126,8 @@ class Term:
                 ),
             ):
                 shown = re.search(
-                    rf"{LESSON} \(Score: ([\d.]+) / ([\d.]+)\)</h4>",
+                    # "Score: " or the Chinese edition's label
+                    rf"{LESSON} \((?:Score: |得分：)([\d.]+) / ([\d.]+)\)</h4>",
                     page.read_text(encoding="utf-8"),
                 )
                 found[where][name] = (float(shown[1]), float(shown[2]))

@@ -190,8 +190,8 @@ def marks_of(sub: Any) -> Any:
             else ""
         ),
         by_hand=bool(comments or given) or any(g.extra_credit for g in grades),
-        # as SaveAutoGrades leaves it: a hand score over an answer that
-        # changed since, which nobody has looked at again
+        # as SaveAutoGrades leaves it: a hand score given before the latest
+        # autograde, which nobody has looked at again
         stale={
             g.name: [float(g.manual_score), float(g.auto_score)]
             for g in given

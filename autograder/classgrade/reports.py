@@ -34,8 +34,8 @@ class Marks:
     by_hand: bool = False  # an instructor gave a score or wrote a comment
     #: the student's own due date (ISO, UTC) where they have an extension
     extended_until: str = ""
-    #: hand grades given before the answer under them changed, not looked at
-    #: since: cell -> [the hand score, the new auto score]
+    #: hand grades given before the latest autograde (a new answer, new
+    #: points), not looked at since: cell -> [the hand score, the auto score]
     stale: dict[str, list[float]] = field(default_factory=dict)
     hand: float | None = None  # the sum of the hand-given scores (None: none)
 
@@ -262,7 +262,7 @@ def write_reports(results: Iterable[Result], out_dir: Path) -> None:
                 + ["; ".join(r.flags), "; ".join(r.review + r.stale_lines())]
                 + [_utc(r.submitted_at), _utc(r.extended_until)]
                 + [round(r.seconds_late / 3600, 4), r.raw]
-                + ["" if r.hand is None else r.hand, r.late_penalty, r.final]
+                + ["" if r.hand is None else round(r.hand, 6), r.late_penalty, r.final]
             )
     with open(out_dir / "pass_rates.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)

@@ -293,7 +293,8 @@ def with_extension(html: str, until: str | None) -> str:
 
 def with_stale(html: str, stale: dict | None, marks: dict) -> str:
     """The page's list of scores with a line for each hand grade given before
-    the answer under it changed: both scores, and which one counts."""
+    the latest autograde (a new answer, new points): both scores, and which
+    one counts."""
     from html import escape
 
     lines = []
@@ -301,8 +302,9 @@ def with_stale(html: str, stale: dict | None, marks: dict) -> str:
         top = float(marks.get("points", {}).get(cell, 0.0))
         words = say(
             "{cell}: your instructor's grade {hand} / {top} was given before "
-            "your new answer, whose tests now give {auto} / {top}; the "
-            "instructor's grade counts until they look at it again",
+            "the tests last graded this cell (a new answer, or new points), "
+            "and they now give {auto} / {top}; the instructor's grade counts "
+            "until they look at it again",
             cell=escape(cell),
             hand=f"{hand:g}",
             auto=f"{auto:g}",

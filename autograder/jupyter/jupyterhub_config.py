@@ -193,11 +193,14 @@ def _patient_start(start_service):
         from jupyterhub.objects import Server
         from jupyterhub.utils import AnyTimeoutError, make_ssl_context
 
-        if ssl_context is None and self.internal_ssl:
+        if ssl_context is None:  # as JupyterHub's own start_service
+            import ssl
+
             ssl_context = make_ssl_context(
                 self.internal_ssl_key,
                 self.internal_ssl_cert,
                 cafile=self.internal_ssl_ca,
+                purpose=ssl.Purpose.CLIENT_AUTH,
             )
         self.log.info("Starting managed service %s at %s", name, service.url)
         try:
@@ -207,7 +210,7 @@ def _patient_start(start_service):
             return False
         server = Server.from_orm(service.orm.server)
         waited = 0.0
-        while waited < SERVICE_START_TIMEOUT:
+        while True:  # one try at least, whatever the setting
             try:
                 await server.wait_up(http=True, timeout=5, ssl_context=ssl_context)
                 return True
@@ -217,6 +220,8 @@ def _patient_start(start_service):
                 if status is not None:
                     self.log.critical("Service %s exited with %s", name, status)
                     return False
+            if waited >= SERVICE_START_TIMEOUT:
+                break
         self.log.critical(
             "Service %s did not answer in %.0f s (COURSE_SERVICE_START_TIMEOUT)",
             name,

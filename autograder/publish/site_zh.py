@@ -59,7 +59,7 @@ class _ChineseSearch(_SearchChinese):
 
 _languages["zh"] = _ChineseSearch
 """
-_GUIDE_LINK = re.compile(r"\[([^\]]+)\]\(((?:[a-z-]+)\.md)(#[^)\s]*)?\)")
+_GUIDE_LINK = re.compile(r"\[([^\]]+)\]\((?:docs/guides/)?([a-z-]+)\.md(#[^)\s]*)?\)")
 
 
 def zh_lessons(names: list[str]) -> list[str]:
@@ -92,14 +92,19 @@ def zh_page(nb: Any, lesson: str) -> Any:
 def _guide_markdown() -> str:
     """The Student guide in Chinese; its links to other guides lead to the
     English pages, marked (英文)."""
-    from autograder.lessons.catalogs import DOCUMENTS, translate_markdown
+    from autograder.lessons.catalogs import document_text, translate_markdown
 
-    english = (REPO_ROOT / DOCUMENTS["guide-student"]).read_text(encoding="utf-8")
-    text = translate_markdown(english, "guide-student", LANG)
+    text = translate_markdown(document_text("guide-student"), "guide-student", LANG)
+    return _to_english(text, "../../guides")
+
+
+def _to_english(text: str, guides: str) -> str:
+    """``text`` (Markdown of a zh page) with each link to a guide's Markdown
+    (``name.md`` or ``docs/guides/name.md``) made a link to its English page
+    in ``guides``, the folder of the English guides from the page."""
 
     def link(m: re.Match) -> str:
-        target = f"../../guides/{m.group(2).removesuffix('.md')}.html{m.group(3) or ''}"
-        return f'<a href="{target}">{m.group(1)}</a>'
+        return f'<a href="{guides}/{m[2]}.html{m[3] or ""}">{m[1]}</a>'
 
     return _GUIDE_LINK.sub(link, text)
 
@@ -130,10 +135,7 @@ def _quick_start() -> str:
 
     name = "readme-quick-start"
     text = translate_markdown(document_text(name), name, LANG)
-    guide = re.compile(r"\[([^\]]+)\]\(docs/guides/([a-z-]+)\.md(#[^)\s]*)?\)")
-    return guide.sub(
-        lambda m: f'<a href="../guides/{m[2]}.html{m[3] or ""}">{m[1]}</a>', text
-    )
+    return _to_english(text, "../guides")
 
 
 def _syllabus(lessons: list[str], pages: dict[str, Any]) -> str:

@@ -22,26 +22,15 @@ from pathlib import Path
 import pytest
 
 from autograder.config.settings import write_course_config
-from autograder.lessons import REPO_ROOT, find_lesson, source_to_notebook
+from autograder.lessons import REPO_ROOT
 from autograder.samples import all_samples, expected_score, points
 from tests.lesson_helpers import fill_answers
+from tests.term import answers as reference_answers
+from tests.term import as_student, nbgrader
 
 LESSON = "01_devices"
 COURSE = "gpu-course"
 pytestmark = pytest.mark.slow
-
-
-def _nbgrader(args, cwd: Path, env: dict[str, str]) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, f"nbgrader {args[0]} failed:\n{proc.stderr[-3000:]}"
-    return proc.stdout + proc.stderr
 
 
 def _course(args, env: dict[str, str]) -> str:
@@ -79,26 +68,6 @@ def _set_auto(db: Path, scores: dict[tuple[str, str], float]) -> None:
         gradebook.db.commit()
 
 
-def _solution() -> dict[str, str]:
-    """The reference answer of each answer cell of the lesson."""
-    return {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in source_to_notebook(find_lesson(LESSON)).cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
-
-
-def _as_student(home: Path, course: str = COURSE) -> list[str]:
-    """A student's nbgrader options: the course, the exchange, their cache."""
-    exchange = home.parent / "exchange"
-    return [
-        "--course",
-        course,
-        f"--Exchange.root={exchange}",
-        f"--Exchange.cache={home / '.cache'}",
-    ]
-
-
 def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     exchange = tmp_path / "exchange"
     exchange.mkdir()
@@ -111,23 +80,23 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     shutil.copytree(REPO_ROOT / "notebooks" / LESSON, instructor / "notebooks" / LESSON)
     write_course_config(instructor)  # what the root nbgrader_config.py does
     teacher = [f"--Exchange.root={exchange}"]
-    _nbgrader(["release_assignment", LESSON, *teacher], instructor, env)
+    nbgrader(["release_assignment", LESSON, *teacher], instructor, env)
 
-    solution = _solution()
+    solution = reference_answers()
     mistake = next(s for s in all_samples([LESSON]) if s.name == "forgets-mps")
     students = {"alice": solution, "bob": {**solution, **mistake.answers}}
     for name, answers in students.items():
         home = tmp_path / name
         home.mkdir()
-        student = _as_student(home)
-        _nbgrader(["fetch_assignment", LESSON, *student], home, env)
+        student = as_student(home, exchange)
+        nbgrader(["fetch_assignment", LESSON, *student], home, env)
         fetched = home / LESSON / f"{LESSON}.ipynb"
         assert fetched.is_file()
         assert "BEGIN SOLUTION" not in fetched.read_text(encoding="utf-8")
         fill_answers(fetched, answers)
-        _nbgrader(["submit", LESSON, *student, f"--student={name}"], home, env)
+        nbgrader(["submit", LESSON, *student, f"--student={name}"], home, env)
 
-    _nbgrader(["collect", LESSON, *teacher], instructor, env)
+    nbgrader(["collect", LESSON, *teacher], instructor, env)
     submitted = instructor / "submitted"
     assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob"]
 
@@ -183,7 +152,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     }
     for name in students:
         assert (instructor / "autograded" / name / LESSON / f"{LESSON}.ipynb").is_file()
-    _nbgrader(["export", "--to", str(tmp_path / "export.csv")], instructor, env)
+    nbgrader(["export", "--to", str(tmp_path / "export.csv")], instructor, env)
     with open(tmp_path / "export.csv", newline="", encoding="utf-8") as handle:
         exported = {r["student_id"]: r for r in csv.DictReader(handle)}
     for name in students:
@@ -204,7 +173,7 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
     # his penalty off his final one, both as nbgrader's own export has them.
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         grades = {row["student"]: row for row in csv.DictReader(handle)}
-    _nbgrader(["export", "--to", str(tmp_path / "export2.csv")], instructor, env)
+    nbgrader(["export", "--to", str(tmp_path / "export2.csv")], instructor, env)
     with open(tmp_path / "export2.csv", newline="", encoding="utf-8") as handle:
         exported = {r["student_id"]: r for r in csv.DictReader(handle)}
     for name in students:
@@ -253,11 +222,11 @@ def test_release_fetch_submit_collect_grade_feedback(tmp_path):
         placed = instructor / "feedback" / name / LESSON
         assert (placed / f"{LESSON}.html").is_file()
         assert (placed / "timestamp.txt").is_file()
-    _nbgrader(["release_feedback", LESSON, *teacher], instructor, env)
+    nbgrader(["release_feedback", LESSON, *teacher], instructor, env)
     for name in students:
         home = tmp_path / name
-        student = [*_as_student(home), f"--student={name}"]
-        _nbgrader(["fetch_feedback", LESSON, *student], home, env)
+        student = [*as_student(home, exchange), f"--student={name}"]
+        nbgrader(["fetch_feedback", LESSON, *student], home, env)
         (page,) = (home / LESSON / "feedback").glob(f"*/{LESSON}.html")
         html = page.read_text(encoding="utf-8")
         assert html == (out / "feedback" / LESSON / f"{name}.html").read_text(
@@ -325,20 +294,20 @@ def test_a_mixed_language_class_through_the_exchange(tmp_path):
         ],
     }
     for teacher in courses.values():
-        _nbgrader(["release_assignment", LESSON, *teacher], instructor, env)
-    solution = _solution()
+        nbgrader(["release_assignment", LESSON, *teacher], instructor, env)
+    solution = reference_answers()
     students = {"alice": ("en", COURSE), "lin": ("zh", f"{COURSE}-zh")}
     for name, (lang, course) in students.items():
         home = tmp_path / name
         home.mkdir()
-        student = _as_student(home, course)
-        _nbgrader(["fetch_assignment", LESSON, *student], home, env)
+        student = as_student(home, exchange, course)
+        nbgrader(["fetch_assignment", LESSON, *student], home, env)
         fetched = home / LESSON / f"{LESSON}.ipynb"
         assert ("学习目标" in fetched.read_text(encoding="utf-8")) == (lang == "zh")
         fill_answers(fetched, solution)
-        _nbgrader(["submit", LESSON, *student, f"--student={name}"], home, env)
+        nbgrader(["submit", LESSON, *student, f"--student={name}"], home, env)
     for teacher in courses.values():
-        _nbgrader(["collect", LESSON, *teacher], instructor, env)
+        nbgrader(["collect", LESSON, *teacher], instructor, env)
     submitted = instructor / "submitted"
     assert sorted(p.name for p in submitted.iterdir()) == ["alice", "lin"]
     out = instructor / "grading"
@@ -355,11 +324,11 @@ def test_a_mixed_language_class_through_the_exchange(tmp_path):
         "lin": total,
     }
     for teacher in courses.values():
-        _nbgrader(["release_feedback", LESSON, *teacher], instructor, env)
+        nbgrader(["release_feedback", LESSON, *teacher], instructor, env)
     for name, (lang, course) in students.items():
         home = tmp_path / name
-        student = [*_as_student(home, course), f"--student={name}"]
-        _nbgrader(["fetch_feedback", LESSON, *student], home, env)
+        student = [*as_student(home, exchange, course), f"--student={name}"]
+        nbgrader(["fetch_feedback", LESSON, *student], home, env)
         (page,) = (home / LESSON / "feedback").glob(f"*/{LESSON}.html")
         html = page.read_text(encoding="utf-8")
         assert ("学习目标" in html) == (lang == "zh"), name

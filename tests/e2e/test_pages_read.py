@@ -52,8 +52,8 @@ def test_long_lines_wrap_and_a_stale_hand_grade_shows_both_scores(
     assert wide == 0
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     stale = page.locator("li.hand-stale").inner_text()
-    assert "grade 1 / 2 was given before your new answer" in stale
-    assert "tests now give 2 / 2" in stale
+    assert "grade 1 / 2 was given before the tests last graded" in stale
+    assert "they now give 2 / 2" in stale
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "feedback-page.png"), full_page=True)
     page.close()

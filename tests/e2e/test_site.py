@@ -225,7 +225,7 @@ def test_every_page_loads_clean_with_alt_text_and_closed_solutions(served, page)
     for base in (with_answers, without):
         assert _open(page, f"{base}/index.html") == []
         assert page.locator("a[href*='days/03_sync_trap']").count() > 0
-        # one search (the header's button), and a footer naming the course
+        # one search (the sidebar's field), and a footer naming the course
         search = ".search-button-field:visible, button.search-button:visible"
         assert page.locator(search).count() == 1
         footer = page.locator("footer").all_inner_texts()

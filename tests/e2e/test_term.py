@@ -213,10 +213,8 @@ def test_a_whole_term(tmp_path, monkeypatch):
     typo = extend("bbo", LESSON, "--until", until)
     assert typo.returncode != 0 and "bbo" in typo.stderr + typo.stdout
     assert extend("bbo", LESSON, "--until", until, "--new").returncode == 0
-    report = term.grade()
-    assert f"bbo/{LESSON}: an extension (course extend) is kept for a student" in (
-        report.summary()
-    )
+    stray = f"bbo/{LESSON}: an extension (course extend) is kept for a student"
+    assert term.grade().summary().count(stray) == 1  # named, once a run
     assert extend("bbo", LESSON, "--remove").returncode == 0
     assert "bbo/" not in term.grade().summary()
     assert term.agree(tmp_path, 12.0) == book
