@@ -112,7 +112,7 @@ def host_copy(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
-def _as_numpy(x: Any) -> np.ndarray:
+def as_numpy(x: Any) -> np.ndarray:
     """Any array-like as a NumPy array, tensors too (for the checks and plots)."""
     if _is_torch_tensor(x):
         return x.detach().cpu().numpy()

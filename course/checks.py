@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from course.backend import _as_numpy, device_of
+from course.backend import as_numpy, device_of
 from course.i18n import _
 
 _EXACT_TYPES = (bool, int, float, str, bytes, type(None))
@@ -236,8 +236,8 @@ def check_close(
     if isinstance(actual, (int, float)) and not isinstance(actual, bool):
         got = np.asarray(float(actual))
     else:
-        got = np.asarray(_as_numpy(actual))
-    want = np.asarray(_as_numpy(expected), dtype=float)
+        got = np.asarray(as_numpy(actual))
+    want = np.asarray(as_numpy(expected), dtype=float)
     if got.dtype == object or not np.issubdtype(got.dtype, np.number):
         if got.dtype != bool:
             raise AssertionError(
@@ -287,7 +287,7 @@ def check_close(
 
 def check_finite(value: Any, name: str = "value") -> None:
     """Check that no element is NaN or infinite."""
-    arr = np.asarray(_as_numpy(value), dtype=float)
+    arr = np.asarray(as_numpy(value), dtype=float)
     if not np.all(np.isfinite(arr)):
         raise AssertionError(
             _(

@@ -43,7 +43,7 @@ READ_METHODS = (
     "__format__",
     "__reduce__",
 )
-_IMPLICIT = (
+IMPLICIT = (
     "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
     "construct a NumPy array explicitly."
 )
@@ -150,7 +150,7 @@ class DeviceArray(NDArrayOperatorsMixin):
         return call(self._link, path_of(func), args, kwargs)
 
     def __array__(self, dtype=None, copy=None):
-        raise TypeError(_IMPLICIT)
+        raise TypeError(IMPLICIT)
 
     # Everything else an ndarray has (T, mean, reshape...): the store's methods.
     def __getattr__(self, name: str) -> Any:

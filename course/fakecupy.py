@@ -62,7 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from course.devicearray import _IMPLICIT, READ_METHODS, DeviceArray
+from course.devicearray import IMPLICIT, READ_METHODS, DeviceArray
 from course.devicecalls import DeviceObject, call, caller, request
 from course.simlink import connection, encode
 from course.transfers import Transfer, TransferCounter
@@ -138,10 +138,10 @@ def _to_device(a: Any, dtype: Any, op: str) -> DeviceArray:
         on_device = [isinstance(leaf, DeviceArray) for leaf in leaves]
         if any(on_device):
             if not all(on_device):
-                raise TypeError(_IMPLICIT)
+                raise TypeError(IMPLICIT)
             return request(leaves[0]._link, "join", encode(a), encode(dtype))
     if isinstance(a, DeviceObject):
-        raise TypeError(_IMPLICIT)
+        raise TypeError(IMPLICIT)
     data = np.array(a, dtype=dtype, copy=True)
     return request(link, "upload", op, caller(), encode(data))
 

@@ -23,7 +23,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-from course.backend import _as_numpy
+from course.backend import as_numpy
 from course.timing import TimingResult
 
 # An opaque background: a transparent figure's black text vanishes on a dark theme.
@@ -59,7 +59,7 @@ def plot_loss(
     ax = _axes(ax)
     curves = history if isinstance(history, Mapping) else {"loss": history}
     for label, values in curves.items():
-        values = _as_numpy(values).astype(float).ravel()
+        values = as_numpy(values).astype(float).ravel()
         epochs = np.arange(1, len(values) + 1) * every
         ax.plot(epochs, values, label=str(label))
     ax.set_xlabel("epoch")

@@ -55,7 +55,7 @@ import torch
 
 from course.devicecalls import caller
 from course.streams import StreamBook, install
-from course.syncwatch import _HOST_TAG, _QUEUED_TAG, _tag, _Watch
+from course.syncwatch import HOST_TAG, QUEUED_TAG, Watch, tag_tensor
 from course.syncwatch import mark_host as mark_host  # a public name of this module
 from course.transfers import StoreWindow
 
@@ -139,7 +139,7 @@ class SyncCounter:
                 torch.cuda.is_available() or (mps is not None and mps.is_available())
             )
         self.simulated = bool(simulate)
-        self._watch: _Watch | None = None
+        self._watch: Watch | None = None
         self._timeline: list[tuple[str, SyncEvent]] = []  # syncs and uploads
         self._waits = 0  # synchronisations so far: a queued copy arrives at the next
         #: each use of a queued copy home before a wait (on a GPU: garbage)
@@ -220,17 +220,17 @@ class SyncCounter:
         machine; on a simulated one, unless it was made on the host."""
         if tensor.device.type != "cpu":
             return True
-        return self.simulated and not getattr(tensor, _HOST_TAG, False)
+        return self.simulated and not getattr(tensor, HOST_TAG, False)
 
     def unfinished(self, tensor: Any) -> bool:
         """Whether ``tensor`` is a ``non_blocking`` copy home that no
         synchronisation has waited for yet (its values are not there)."""
-        tag = getattr(tensor, _QUEUED_TAG, None)
+        tag = getattr(tensor, QUEUED_TAG, None)
         return tag == (id(self), self._waits)
 
     def _queued(self, tensor: Any, queued: bool) -> Any:
         if queued and isinstance(tensor, torch.Tensor):
-            _tag(tensor, _QUEUED_TAG, (id(self), self._waits))
+            tag_tensor(tensor, QUEUED_TAG, (id(self), self._waits))
         return tensor
 
     def _check_finished(self, op: str, tensors: list[torch.Tensor]) -> None:
@@ -264,7 +264,7 @@ class SyncCounter:
             except RuntimeError:  # a tensor with no view (sparse, say)
                 out = out.clone()
             if not on_device:
-                _tag(out)
+                tag_tensor(out)
         return out
 
     def _wrap(self, op: str, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -312,7 +312,7 @@ class SyncCounter:
             for name in _CUPY_FUNCTIONS:
                 self._patch(cupy, name, f"cupy.{name}")
         self._window.open()
-        self._watch = _Watch(self)
+        self._watch = Watch(self)
         self._watch.__enter__()
         return self
 
@@ -324,7 +324,7 @@ class SyncCounter:
         @functools.wraps(original)
         def from_numpy(array: Any) -> torch.Tensor:
             tensor = original(array)
-            _tag(tensor)
+            tag_tensor(tensor)
             return tensor
 
         self._patches.append((torch, "from_numpy", original, True))

@@ -1,6 +1,6 @@
 """The eyes of :class:`course.sync.SyncCounter` on torch: a function mode.
 
-Every torch call inside a counter's block passes :class:`_Watch`, which tells
+Every torch call inside a counter's block passes :class:`Watch`, which tells
 the counter what the call did: a read of a device value (a synchronisation), a
 copy home (waited for, or queued with ``non_blocking``), a copy to the device
 (an upload, kept in order with the syncs: :attr:`SyncCounter.timeline`), or,
@@ -29,8 +29,8 @@ _NOT_READS = frozenset(
 )
 #: Writes into a tensor: a device value written into a host tensor is a copy home.
 _TORCH_WRITES = frozenset({"__setitem__", "copy_"})
-_HOST_TAG = "_course_on_host"  # set on a tensor made on the host in a simulated run
-_QUEUED_TAG = "_course_queued_copy"  # (counter id, syncs before it) of a queued copy
+HOST_TAG = "_course_on_host"  # set on a tensor made on the host in a simulated run
+QUEUED_TAG = "_course_queued_copy"  # (counter id, syncs before it) of a queued copy
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
@@ -43,7 +43,7 @@ def _tensors(value: Any) -> list[torch.Tensor]:
     return []
 
 
-class _Watch(torch.overrides.TorchFunctionMode):
+class Watch(torch.overrides.TorchFunctionMode):
     """The counter's eyes on torch: every call in the block passes here."""
 
     def __init__(self, counter: SyncCounter) -> None:
@@ -139,7 +139,7 @@ class _Watch(torch.overrides.TorchFunctionMode):
                 home = kwargs.get("device") is None
             if home:
                 for tensor in _tensors(out):
-                    _tag(tensor)
+                    tag_tensor(tensor)
         return out
 
 
@@ -147,7 +147,7 @@ class _Watch(torch.overrides.TorchFunctionMode):
 _FUNCTIONS = frozenset({"equal", "allclose", "is_nonzero"})
 
 
-def _tag(tensor: torch.Tensor, name: str = _HOST_TAG, value: Any = True) -> None:
+def tag_tensor(tensor: torch.Tensor, name: str = HOST_TAG, value: Any = True) -> None:
     try:
         setattr(tensor, name, value)
     except (AttributeError, RuntimeError):  # a tensor that takes no attributes
@@ -162,5 +162,5 @@ def mark_host(*tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
     GPU, ``t.device`` says where a tensor lives, and this changes nothing.
     Returns ``tensors``."""
     for tensor in tensors:
-        _tag(tensor)
+        tag_tensor(tensor)
     return tensors

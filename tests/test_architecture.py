@@ -144,11 +144,11 @@ def test_the_instructor_parts_import_downwards_only():
     assert not wrong, "\n".join(wrong)
 
 
-def _module_graph() -> dict[str, set[str]]:
-    """Each module of ``autograder`` and the modules of it that it imports, at
-    any depth (a name imported from a package counts as its submodule where
-    one has that name)."""
-    root = REPO_ROOT / "autograder"
+def _module_graph(package: str = "autograder") -> dict[str, set[str]]:
+    """Each module of ``package`` and the modules of it that it imports, at
+    any depth, ``TYPE_CHECKING`` ones included (a name imported from a
+    package counts as its submodule where one has that name)."""
+    root = REPO_ROOT / package
     files = {}
     for path in root.rglob("*.py"):
         parts = list(path.relative_to(REPO_ROOT).with_suffix("").parts)
@@ -277,3 +277,82 @@ def test_the_private_member_check_fails_on_a_changed_or_missing_member():
     assert _changed([["v", gone, "(self)"]]) == [f"{gone}: gone"]
     with pytest.raises(ImportError):
         _member("no_such_library.Thing.method")
+
+
+#: The simulated GPU's modules that still import one another in a circle
+#: (the array, its calls, the link, the store, its kernels, and the sync
+#: counter's parts). The set may only shrink; no other module may join it,
+#: and no other circle may form.
+TANGLED = {
+    "course.devicearray",
+    "course.devicecalls",
+    "course.simkernels",
+    "course.simlink",
+    "course.simstore",
+    "course.streams",
+    "course.sync",
+    "course.syncrules",
+    "course.syncwatch",
+    "course.transfers",
+}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The graph's strongly connected parts of more than one module."""
+    found, order, low, stack = [], {}, {}, []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in order:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], order[other])
+        if low[node] == order[node]:
+            part = set()
+            while True:
+                other = stack.pop()
+                part.add(other)
+                if other == node:
+                    break
+            if len(part) > 1:
+                found.append(part)
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def test_the_student_library_forms_no_new_import_circle():
+    """``course/`` read as ``autograder/`` is: every circle of imports, lazy
+    and ``TYPE_CHECKING`` ones included, lies within :data:`TANGLED`."""
+    circles = _circles(_module_graph("course"))
+    for part in circles:
+        assert part <= TANGLED, f"an import circle: {sorted(part - TANGLED)} joined"
+    assert circles, "no circle is left: empty TANGLED and make this check strict"
+    assert {m for part in circles for m in part} == TANGLED, "TANGLED shrank: say so"
+
+
+def test_the_circle_check_finds_a_circle_and_its_members():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(graph) == [{"a", "b", "c"}]
+
+
+def test_no_module_of_the_student_library_imports_another_s_private_name():
+    """A name that starts with ``_`` belongs to its module alone (gettext's
+    ``_`` excepted): what another module needs is public."""
+    found = []
+    for path in sorted(COURSE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "course"
+            ):
+                found += [
+                    f"{path.name}:{node.lineno} {node.module}.{alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and alias.name != "_"
+                ]
+    assert found == []

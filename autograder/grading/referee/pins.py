@@ -48,7 +48,7 @@ PINNED: dict[str, tuple[types.ModuleType, dict[str, Any]]] = {}
 #: it is open, are not among them).
 _CLASSES = (
     ("course.sync", "SyncCounter"),
-    ("course.syncwatch", "_Watch"),
+    ("course.syncwatch", "Watch"),
     ("course.streams", "StreamBook"),
     ("course.gpumodel.tracing", "Trace"),
     ("course.gpumodel.tracing", "_Recorder"),

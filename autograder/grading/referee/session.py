@@ -296,7 +296,7 @@ def _values_of(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
     """The values a check is judged on again in the grader."""
     import numpy as np
 
-    from course.backend import _as_numpy
+    from course.backend import as_numpy
 
     def arg(i: int, key: str, default: Any = None) -> Any:
         return args[i] if len(args) > i else kwargs.get(key, default)
@@ -304,7 +304,7 @@ def _values_of(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
     def floats(value: Any) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return np.asarray(float(value))
-        return np.asarray(_as_numpy(value), dtype=float)
+        return np.asarray(as_numpy(value), dtype=float)
 
     if name == "check_equal":
         return {"actual": arg(0, "actual"), "expected": arg(1, "expected")}
