@@ -190,7 +190,7 @@ def simulated_gpu() -> Any:
             "imported). On a GPU, profile the real copies instead: "
             "torch.profiler or Nsight Systems (nsys) list each memcpy."
         )
-    from course.simkernels import run_on_store
+    from course.kernellaunch import run_on_store
     from course.simlink import connection
 
     stop = run_on_store(connection())

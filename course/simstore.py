@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from course.simkernels import launched
-from course.simlink import decode, encode, receive, send
+from course.simwire import decode, encode, receive, send
 from course.syncrules import STORE_SIZE
 
 _NAMESPACES = {

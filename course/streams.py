@@ -38,14 +38,12 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
 from course.streamfacts import CopyFacts, StreamFacts, read_streams
-
-if TYPE_CHECKING:
-    from course.sync import SyncCounter
+from course.syncstate import ACTIVE, SyncEvent, note_wait
 
 _COPY_TAG = "_course_copy"  # (counter token, copy number, stream number)
 _EVENT_TAG = "_course_event"  # (counter token, the book's serial of the record)
@@ -98,8 +96,6 @@ class SimStream:
         return True
 
     def synchronize(self) -> None:
-        from course.sync import note_wait
-
         note_wait("torch.cuda.Stream.synchronize", device_wait=False)
 
     def __repr__(self) -> str:
@@ -122,8 +118,6 @@ class SimEvent:
         return True
 
     def synchronize(self) -> None:
-        from course.sync import note_wait
-
         note_wait("torch.cuda.Event.synchronize", device_wait=False)
 
     def elapsed_time(self, other: SimEvent) -> float:
@@ -196,9 +190,7 @@ def install() -> bool:
         if not isinstance(stream, SimStream):
             original_record(self, stream)
             return
-        from course.sync import SyncCounter
-
-        for counter in list(SyncCounter._active):
+        for counter in list(ACTIVE):
             counter._streams.recorded(self, stream)
 
     for owner, name, new in (
@@ -219,7 +211,7 @@ def install() -> bool:
 class StreamBook:
     """One counter's record of streams: numbers, copies, events and waits."""
 
-    def __init__(self, counter: SyncCounter) -> None:
+    def __init__(self, counter: Any) -> None:  # a course.sync.SyncCounter
         self.counter = counter
         self.numbers: dict[Any, int] = {}
         self.last_copy: dict[int, int] = {}  # stream number: its last copy
@@ -247,7 +239,6 @@ class StreamBook:
 
     def _note(self, kind: str, op: str) -> None:
         from course.devicecalls import caller
-        from course.sync import SyncEvent
 
         self.counter._timeline.append((kind, SyncEvent(op, caller())))
 
@@ -346,8 +337,6 @@ def _host_wait(owner: Any) -> Any:
     op = f"torch.cuda.{owner.__name__}.synchronize"
 
     def synchronize(self: Any) -> Any:
-        from course.sync import note_wait
-
         out = original(self)
         note_wait(op)
         return out

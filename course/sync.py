@@ -48,28 +48,18 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from course.devicecalls import caller
 from course.streams import StreamBook, install
+from course.syncstate import ACTIVE, ACTIVE_LOCK, SyncEvent, note_wait
 from course.syncwatch import HOST_TAG, QUEUED_TAG, Watch, tag_tensor
 from course.syncwatch import mark_host as mark_host  # a public name of this module
 from course.transfers import StoreWindow
 
 install()  # simulated CUDA streams where torch has none (course.streams)
-
-
-def note_wait(op: str, device_wait: bool = True) -> None:
-    """The host waited for the device (``op``: a ``synchronize``): one
-    synchronisation, after which every queued copy has arrived, for each
-    counter in use. ``device_wait`` False: a CPU's no-op wait, counted only
-    where the counter plays a GPU."""
-    for counter in list(SyncCounter._active):
-        if device_wait or counter.simulated:
-            counter._record(op, None)
 
 
 #: ``cupy.ndarray`` methods that copy to the host (those a CuPy lacks are skipped).
@@ -78,14 +68,6 @@ _CUPY_METHODS = tuple(
     "__bool__ __repr__ __str__ __format__ __reduce__".split()
 )
 _CUPY_FUNCTIONS = ("asnumpy",)
-
-
-@dataclass(frozen=True)
-class SyncEvent:
-    """One synchronising call: what was called and the line that called it."""
-
-    op: str
-    where: str
 
 
 def summary_of(events: list[SyncEvent]) -> str:
@@ -123,8 +105,8 @@ class SyncCounter:
             ``cupy.asnumpy`` is seen.
     """
 
-    _active_lock = threading.Lock()
-    _active: list[SyncCounter] = []
+    _active_lock = ACTIVE_LOCK  # course.syncstate's: the counters in use
+    _active: list[SyncCounter] = ACTIVE
     _tokens = itertools.count()
 
     def __init__(self, simulate: bool | None = None) -> None:

@@ -46,6 +46,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from course.syncstate import simulating
+
 _COPY_CU = (
     "PyTorch aten/src/ATen/native/cuda/Copy.cu (copy_kernel_cuda: memcpy_and_sync)"
 )
@@ -252,13 +254,7 @@ def _fills(name: str, args: tuple, kwargs: dict) -> bool:
         return False
     if getattr(value, "_course_on_host", False):
         return True  # made on the host in a simulated block
-    return value.device.type == "cpu" and not _simulating()
-
-
-def _simulating() -> bool:
-    from course.sync import SyncCounter
-
-    return any(counter.simulated for counter in SyncCounter._active)
+    return value.device.type == "cpu" and not simulating()
 
 
 def size_sync(name: str, args: tuple, kwargs: dict) -> str | None:

@@ -9,15 +9,12 @@ on a simulated GPU, a tensor made on the host.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
 from course.syncrules import COPYING_FACTORIES, READS, size_sync
 from course.transfers import host_target, non_blocking, pinned
-
-if TYPE_CHECKING:
-    from course.sync import SyncCounter
 
 #: Calls that hand a value to Python: one sync when the tensor is on the
 #: device (the table: :mod:`course.syncrules`).
@@ -46,7 +43,7 @@ def _tensors(value: Any) -> list[torch.Tensor]:
 class Watch(torch.overrides.TorchFunctionMode):
     """The counter's eyes on torch: every call in the block passes here."""
 
-    def __init__(self, counter: SyncCounter) -> None:
+    def __init__(self, counter: Any) -> None:  # a course.sync.SyncCounter
         super().__init__()
         self.counter = counter
 

@@ -18,7 +18,7 @@ if not pytest.importorskip("numba").config.ENABLE_CUDASIM:
     )
 
 from course.racecheck import KernelRaceError  # noqa: E402
-from course.simkernels import launch_on_store  # noqa: E402
+from course.kernellaunch import launch_on_store  # noqa: E402
 from course.simlink import LocalConnection  # noqa: E402
 
 SAXPY = """from numba import cuda

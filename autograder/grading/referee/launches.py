@@ -36,7 +36,7 @@ def watch_launches() -> Any:
     store = _store_link()
     if store is None:
         return None
-    from course.simkernels import run_on_store
+    from course.kernellaunch import run_on_store
 
     return run_on_store(store)
 
