@@ -6,9 +6,11 @@ and operators on it are requests the store runs and answers with new device
 arrays. Its data reaches the host only through the methods of
 :data:`READ_METHODS`, ``fake_cupy.asnumpy`` and NumPy functions whose output is
 on the host, each a download the store counts (a copy, and a synchronisation).
-The requests themselves are made in :mod:`course.devicecalls`. The rules, each
-with CuPy's source, are listed in :mod:`course.fakecupy`, which exports these
-names.
+The requests are made here too (:func:`request`, :func:`call`), and the
+store's answer comes back as device arrays and :class:`DeviceObject` handles
+(:func:`answer`); what they share with the counters is
+:mod:`course.devicecalls`, one layer down. The rules, each with CuPy's source,
+are listed in :mod:`course.fakecupy`, which exports these names.
 """
 
 from __future__ import annotations
@@ -20,33 +22,21 @@ from typing import Any
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
-from course.devicecalls import call, caller, no_host_arrays, path_of, request
+from course.devicecalls import (
+    IMPLICIT,
+    caller,
+    no_host_arrays,
+    path_of,
+)
 from course.simlink import Connection, Ref, connection, decode, encode
 
-#: The DeviceArray methods that copy data to the host: each call is one
-#: download, which the store counts as a copy and a synchronisation.
-READ_METHODS = (
-    "get",
-    "copy_to_host",
-    "item",
-    "tolist",
-    "tobytes",
-    "tofile",
-    "dump",
-    "dumps",
-    "__float__",
-    "__int__",
-    "__complex__",
-    "__bool__",
-    "__repr__",
-    "__str__",
-    "__format__",
-    "__reduce__",
+#: NumPy functions whose output is on the host: each device array is copied home.
+_HOST_FUNCTIONS = frozenset(
+    {"save", "savez", "savez_compressed", "savetxt"}
+    | {"array2string", "array_repr", "array_str"}
 )
-IMPLICIT = (
-    "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
-    "construct a NumPy array explicitly."
-)
+#: NumPy functions that answer a Python bool; CuPy answers a 0-d device array.
+_DEVICE_BOOLS = frozenset({"allclose", "array_equal", "array_equiv"})
 
 
 class DeviceArray(NDArrayOperatorsMixin):
@@ -317,3 +307,92 @@ class _FlatIter:
 
 
 DeviceArray.__module__ = "course.fakecupy"  # its public home, as before the split
+
+
+def answer(node: Any, link: Connection) -> Any:
+    """The store's answer as values here: handles become device arrays."""
+
+    def ref(key: Any) -> Any:  # the store answers new handles only as "r"
+        raise ValueError("the store answered a bare handle")
+
+    value = decode(node, ref)
+    return _adopted(value, link)
+
+
+def _adopted(value: Any, link: Connection) -> Any:
+    if isinstance(value, Ref):
+        if value.shape is None:
+            return DeviceObject(value, link)
+        return DeviceArray._from_ref(value, link)
+    if type(value) is tuple:
+        return tuple(_adopted(v, link) for v in value)
+    if type(value) is list:
+        return [_adopted(v, link) for v in value]
+    return value
+
+
+def request(link: Connection, *message: Any) -> Any:
+    return answer(link.request(list(message)), link)
+
+
+def call(link: Connection, path: str, args: Any, kwargs: dict) -> Any:
+    """A NumPy function on device data, run by the store."""
+    name = path.rsplit(".", 1)[-1]
+    if name in _HOST_FUNCTIONS:  # the output is on the host: a copy home each
+        fn = getattr(np, name)
+        return fn(*_downloaded(args, name), **_downloaded(kwargs, name))
+    no_host_arrays((args, kwargs))
+    result = request(link, "call", path, encode(tuple(args)), encode(kwargs))
+    if name in _DEVICE_BOOLS and isinstance(result, (bool, np.bool_)):
+        return request(link, "call", "numpy.asarray", encode((result,)), encode({}))
+    return result
+
+
+def _downloaded(value: Any, name: str) -> Any:
+    """Device arrays (also inside tuples, lists, dicts) copied to the host."""
+    if isinstance(value, DeviceArray):
+        return value._download("DeviceArray.get")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_downloaded(v, name) for v in value)
+    if isinstance(value, dict):
+        return {k: _downloaded(v, name) for k, v in value.items()}
+    return value
+
+
+class DeviceObject:
+    """An object that lives on the simulated GPU (a random generator): its
+    methods run there and answer device arrays."""
+
+    __slots__ = ("_ref", "_link", "__weakref__")
+
+    def __init__(self, ref: Ref, link: Connection) -> None:
+        self._ref, self._link = ref, link
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def method(*args: Any, **kwargs: Any) -> Any:
+            no_host_arrays((args, kwargs))
+            key = self._ref.key  # the closure keeps the object alive
+            return request(
+                self._link, "method", key, name, encode(args), encode(kwargs)
+            )
+
+        method.__name__ = name
+        return method
+
+    def __del__(self) -> None:
+        try:
+            self._link.frees.append(self._ref.key)
+        except Exception:  # noqa: BLE001 - at interpreter exit
+            pass
+
+    def __repr__(self) -> str:
+        return f"<{self._ref.kind} on simgpu:0>"
+
+
+DeviceObject.__module__ = "course.fakecupy"  # its public home
+
+
+__all__ = ["DeviceArray", "DeviceObject", "answer", "call", "request"]

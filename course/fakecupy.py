@@ -62,8 +62,8 @@ from typing import Any
 
 import numpy as np
 
-from course.devicearray import IMPLICIT, READ_METHODS, DeviceArray
-from course.devicecalls import DeviceObject, call, caller, request
+from course.devicearray import DeviceArray, DeviceObject, call, request
+from course.devicecalls import IMPLICIT, READ_METHODS, caller
 from course.simlink import connection, encode
 from course.transfers import Transfer, TransferCounter
 

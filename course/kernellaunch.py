@@ -96,7 +96,8 @@ _ALLOCATORS = ("to_device", "device_array", "device_array_like")
 
 def _allocators(link: Any) -> dict[str, Any]:
     """numba's ways to make device arrays, as arrays the store holds."""
-    from course.devicecalls import caller, request
+    from course.devicearray import request
+    from course.devicecalls import caller
 
     def to_device(ary: Any, stream: Any = 0, copy: bool = True, to: Any = None):
         data = np.array(ary, copy=True)

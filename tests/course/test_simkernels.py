@@ -17,8 +17,8 @@ if not pytest.importorskip("numba").config.ENABLE_CUDASIM:
         "numba.cuda was imported without the simulator", allow_module_level=True
     )
 
-from course.racecheck import KernelRaceError  # noqa: E402
 from course.kernellaunch import launch_on_store  # noqa: E402
+from course.racecheck import KernelRaceError  # noqa: E402
 from course.simlink import LocalConnection  # noqa: E402
 
 SAXPY = """from numba import cuda
