@@ -135,3 +135,9 @@ def device_of(x: Any) -> str:
     if _is_simulated(x):
         return x.device
     return "cpu"
+
+
+#: What the module offers. ``as_numpy`` is the course's own (its checks and
+#: plots read values with it): it converts a tensor too, which is Day 05's
+#: ``to_numpy``, so it is not offered, and the probe leaves it out.
+__all__ = ["array_module", "backend_name", "device_of", "get_xp", "host_copy"]
