@@ -149,7 +149,7 @@ class CourseBook:
         self.wanted: dict[str, dict[str, float]] = {}  # each lesson's points
         self.followed: set[str] = set()  # lessons whose definition follows
         self.lessons: set[str] = set()  # the run's lessons, graded now or not
-        self._said: set[str] = set()  # settle's lines already returned
+        self._settled = False  # settle runs once a run (publish, or a stop)
 
     def __enter__(self) -> CourseBook:
         Path(self.url.removeprefix("sqlite:///")).parent.mkdir(
@@ -275,6 +275,9 @@ class CourseBook:
         needs a manual grade, so none exceeds it; and an extension kept for a
         student the gradebook does not have (a mistyped id), of the run's
         :attr:`lessons`. Returns a line for each, once a run."""
+        if self._settled:
+            return []
+        self._settled = True
         lines = []
         for lesson in sorted(self.followed):
             for grade in above_maximum(self.book, lesson):
@@ -287,10 +290,7 @@ class CourseBook:
                 grade.auto_score, grade.needs_manual_grade = None, True
                 self.penalise(submission)
         self.book.db.commit()
-        lines += strays(self.book, self.lessons | self.followed)
-        lines = [line for line in lines if line not in self._said]  # said once
-        self._said.update(lines)
-        return lines
+        return lines + strays(self.book, self.lessons | self.followed)
 
     def _submission(self, student: str, lesson: str) -> tuple[Any, bool]:
         """The submission's row, made (unsaved) with everything nbgrader's
